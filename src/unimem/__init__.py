@@ -1,0 +1,66 @@
+"""unimem: unified conversation memory for voice and text AI assistants."""
+
+from .config import MemoryConfig, load_config, resolve_data_dir
+from .errors import (
+    AuthError,
+    ConfigurationError,
+    ConflictError,
+    ContentTooLargeError,
+    EntryNotFoundError,
+    InvalidInputError,
+    NotFoundError,
+    RateLimitedError,
+    SchemaError,
+    SessionClosedError,
+    SessionNotFoundError,
+    StoreError,
+    StoreUnavailableError,
+    UnimemError,
+)
+from .models import (
+    ConversationContext,
+    EventType,
+    MemoryEntry,
+    MemoryEvent,
+    MemorySettings,
+    Mode,
+    RagContext,
+    Role,
+    SessionInfo,
+    SwitchTrigger,
+)
+from .service import UnifiedMemoryService
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "AuthError",
+    "ConfigurationError",
+    "ConflictError",
+    "ContentTooLargeError",
+    "ConversationContext",
+    "EntryNotFoundError",
+    "EventType",
+    "InvalidInputError",
+    "MemoryConfig",
+    "MemoryEntry",
+    "MemoryEvent",
+    "MemorySettings",
+    "Mode",
+    "NotFoundError",
+    "RagContext",
+    "RateLimitedError",
+    "Role",
+    "SchemaError",
+    "SessionClosedError",
+    "SessionInfo",
+    "SessionNotFoundError",
+    "StoreError",
+    "StoreUnavailableError",
+    "SwitchTrigger",
+    "UnifiedMemoryService",
+    "UnimemError",
+    "__version__",
+    "load_config",
+    "resolve_data_dir",
+]

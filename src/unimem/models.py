@@ -1,0 +1,383 @@
+"""Data model of unimem: entries, events, sessions, settings and context.
+
+The models are pydantic models so that the library, the HTTP API and the
+client share one definition. Invalid input raises
+:class:`unimem.errors.InvalidInputError` naming the field, never a bare
+pydantic error.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from datetime import UTC, datetime
+from enum import StrEnum
+from typing import Any, TypeVar
+
+import orjson
+import pydantic
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
+
+from .errors import InvalidInputError
+
+__all__ = [
+    "ConversationContext",
+    "EventType",
+    "MemoryEntry",
+    "MemoryEvent",
+    "MemorySettings",
+    "Mode",
+    "RagContext",
+    "Role",
+    "SessionInfo",
+    "SwitchTrigger",
+]
+
+_EVENT_TYPE_RE = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
+_LANGUAGE_RE = re.compile(r"^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$")
+
+
+class Role(StrEnum):
+    """Who spoke: the user, the assistant, or the system."""
+
+    USER = "user"
+    ASSISTANT = "assistant"
+    SYSTEM = "system"
+
+
+class Mode(StrEnum):
+    """How the turn was made: spoken (voice) or typed (text)."""
+
+    VOICE = "voice"
+    TEXT = "text"
+
+
+class EventType(StrEnum):
+    """Event types unimem itself records. Any other ``snake_case`` name is accepted too."""
+
+    MODE_SWITCH = "mode_switch"
+    LANGUAGE_SWITCH = "language_switch"
+    TOPIC_CHANGE = "topic_change"
+    PHI_DETECTED = "phi_detected"
+    RAG_RETRIEVAL = "rag_retrieval"
+    INTERRUPTION = "interruption"
+    SESSION_CLOSED = "session_closed"
+
+
+class SwitchTrigger(StrEnum):
+    """What caused a language switch."""
+
+    USER_REQUEST = "user_request"
+    AUTO_DETECTED = "auto_detected"
+    EXPLICIT_SETTING = "explicit_setting"
+
+
+def _field_path(loc: tuple[int | str, ...]) -> str:
+    return ".".join(str(part) for part in loc) or "(body)"
+
+
+def translate_validation_error(model: str, exc: pydantic.ValidationError) -> InvalidInputError:
+    """Turn a pydantic error into an :class:`InvalidInputError` naming every field."""
+    errors: list[dict[str, Any]] = []
+    for err in exc.errors(include_url=False, include_input=False):
+        item: dict[str, Any] = {"field": _field_path(tuple(err["loc"])), "message": err["msg"]}
+        ctx = err.get("ctx") or {}
+        for key in ("limit_value", "max_length", "min_length", "le", "ge", "lt", "gt"):
+            if key in ctx:
+                item["limit"] = ctx[key]
+                break
+        errors.append(item)
+    first = errors[0] if errors else {"field": None, "message": "invalid"}
+    detail = "; ".join(f"{e['field']}: {e['message']}" for e in errors)
+    return InvalidInputError(
+        f"invalid {model}: {detail}", field=first["field"], limit=first.get("limit"), errors=errors
+    )
+
+
+class _Model(BaseModel):
+    """Base: unknown fields are refused and errors come from unimem's tree."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _translate_errors(cls, data: Any, handler: pydantic.ValidatorFunctionWrapHandler) -> Any:
+        try:
+            return handler(data)
+        except pydantic.ValidationError as exc:
+            raise translate_validation_error(cls.__name__, exc) from exc
+
+
+def utcnow() -> datetime:
+    """The current time, UTC, tz-aware."""
+    return datetime.now(UTC)
+
+
+def _as_utc(value: datetime | None) -> datetime | None:
+    if value is None:
+        return None
+    if value.tzinfo is None:
+        return value.replace(tzinfo=UTC)
+    return value.astimezone(UTC)
+
+
+def _check_text(value: str, field: str) -> str:
+    if "\x00" in value:
+        raise ValueError(f"{field} contains a NUL character (U+0000), which cannot be stored")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise ValueError(f"{field} is not valid Unicode (lone surrogate at {exc.start})") from None
+    return value
+
+
+def _check_json(value: Any, field: str, info: ValidationInfo) -> Any:
+    if info.mode == "json":
+        return value  # parsed from JSON, so it is JSON
+    try:
+        json.dumps(value, allow_nan=False)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{field} must be JSON-serializable: {exc}") from None
+    return value
+
+
+def _check_language(value: str | None) -> str | None:
+    if value is None or value == "":
+        return None
+    value = value.strip()
+    if not _LANGUAGE_RE.match(value):
+        raise ValueError("language must be an ISO 639 code such as 'en', 'ar' or 'pt-BR'")
+    head, _, tail = value.partition("-")
+    return head.lower() + (f"-{tail}" if tail else "")
+
+
+class MemoryEntry(_Model):
+    """One message of a conversation, with its mode, language, RAG context and metadata.
+
+    Only ``role`` and ``content`` are required. The service fills ``id``
+    (time-ordered UUIDv7), ``session_id``, ``user_id``, ``timestamp`` and ``seq``.
+    """
+
+    id: str = Field(default="", max_length=128)
+    session_id: str = Field(default="", max_length=128)
+    user_id: str = Field(default="", max_length=128)
+    timestamp: datetime | None = None
+    seq: int | None = Field(default=None, ge=1)
+
+    role: Role
+    content: str
+    mode: Mode = Mode.TEXT
+
+    language: str | None = None
+    detected_language: str | None = None
+    language_switched: bool = False
+
+    retrieved_passages: list[str] = Field(default_factory=list)
+    sources: list[dict[str, Any]] = Field(default_factory=list)
+
+    latency_ms: float | None = Field(default=None, ge=0)
+    degradations: list[str] = Field(default_factory=list)
+    phi_detected: bool = False
+
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+    @field_validator("content")
+    @classmethod
+    def _content(cls, value: str) -> str:
+        return _check_text(value, "content")
+
+    @field_validator("retrieved_passages")
+    @classmethod
+    def _passages(cls, value: list[str]) -> list[str]:
+        for passage in value:
+            _check_text(passage, "retrieved_passages")
+        return value
+
+    @field_validator("language", "detected_language")
+    @classmethod
+    def _language(cls, value: str | None) -> str | None:
+        return _check_language(value)
+
+    @field_validator("timestamp")
+    @classmethod
+    def _timestamp(cls, value: datetime | None) -> datetime | None:
+        return _as_utc(value)
+
+    @field_validator("sources")
+    @classmethod
+    def _sources(cls, value: list[dict[str, Any]], info: ValidationInfo) -> list[dict[str, Any]]:
+        return _check_json(value, "sources", info)  # type: ignore[no-any-return]
+
+    @field_validator("metadata")
+    @classmethod
+    def _metadata(cls, value: dict[str, Any], info: ValidationInfo) -> dict[str, Any]:
+        return _check_json(value, "metadata", info)  # type: ignore[no-any-return]
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready dict of the entry."""
+        return self.model_dump(mode="json")
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> MemoryEntry:
+        """Build an entry from :meth:`to_dict` output."""
+        return cls.model_validate(data)
+
+
+class MemoryEvent(_Model):
+    """Something that happened in a session, on the same timeline as its entries.
+
+    ``event["from_language"]`` reads a key of ``data``.
+    """
+
+    id: str = Field(default="", max_length=128)
+    session_id: str = Field(default="", max_length=128)
+    user_id: str = Field(default="", max_length=128)
+    seq: int | None = Field(default=None, ge=1)
+    event_type: str
+    timestamp: datetime | None = None
+    data: dict[str, Any] = Field(default_factory=dict)
+
+    @field_validator("event_type", mode="before")
+    @classmethod
+    def _event_type(cls, value: Any) -> Any:
+        if isinstance(value, EventType):
+            return value.value
+        if isinstance(value, str) and not _EVENT_TYPE_RE.match(value):
+            raise ValueError(
+                "event_type must be snake_case (a-z, 0-9, _; at most 64 characters), "
+                f"e.g. one of {', '.join(e.value for e in EventType)}"
+            )
+        return value
+
+    @field_validator("timestamp")
+    @classmethod
+    def _timestamp(cls, value: datetime | None) -> datetime | None:
+        return _as_utc(value)
+
+    @field_validator("data")
+    @classmethod
+    def _data(cls, value: dict[str, Any], info: ValidationInfo) -> dict[str, Any]:
+        return _check_json(value, "data", info)  # type: ignore[no-any-return]
+
+    def __getitem__(self, key: str) -> Any:
+        return self.data[key]
+
+    def get(self, key: str, default: Any = None) -> Any:
+        """``data.get(key, default)``."""
+        return self.data.get(key, default)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self.data
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready dict of the event."""
+        return self.model_dump(mode="json")
+
+
+class MemorySettings(_Model):
+    """A user's memory and privacy preferences."""
+
+    enabled: bool = True
+    retention_days: int = Field(default=30, ge=1, le=36500)
+    cross_session: bool = True
+    save_voice_transcripts: bool = True
+    save_rag_context: bool = True
+    anonymize_phi: bool = True
+
+
+class SessionInfo(_Model):
+    """What unimem knows about a session besides its messages."""
+
+    session_id: str
+    user_id: str
+    started_at: datetime
+    last_active_at: datetime
+    closed_at: datetime | None = None
+    current_mode: Mode | None = None
+    current_language: str | None = None
+    message_count: int = 0
+    event_count: int = 0
+    modes_used: list[Mode] = Field(default_factory=list)
+    languages_used: list[str] = Field(default_factory=list)
+
+    @property
+    def closed(self) -> bool:
+        """Whether the session was closed."""
+        return self.closed_at is not None
+
+
+class RagContext(_Model):
+    """Retrieved passages and their sources behind the recent entries."""
+
+    passages: list[str] = Field(default_factory=list)
+    sources: list[dict[str, Any]] = Field(default_factory=list)
+
+
+class ConversationContext(_Model):
+    """Everything the assistant needs to continue a session, in whichever mode."""
+
+    session_id: str
+    user_id: str
+    messages: list[MemoryEntry] = Field(default_factory=list)
+    current_mode: Mode | None = None
+    current_language: str | None = None
+    language_events: list[MemoryEvent] = Field(default_factory=list)
+    mode_events: list[MemoryEvent] = Field(default_factory=list)
+    rag_context: RagContext = Field(default_factory=RagContext)
+    recent: list[MemoryEntry] = Field(default_factory=list)
+    settings: MemorySettings = Field(default_factory=MemorySettings)
+    session: SessionInfo | None = None
+    degradations: list[str] = Field(default_factory=list)
+
+    @property
+    def preferences(self) -> MemorySettings:
+        """The user's memory settings (alias of ``settings``)."""
+        return self.settings
+
+
+# ---------------------------------------------------------------- trusted decoding
+#
+# Entries and events read back from a store were validated when they were
+# written. Decoding them through pydantic again costs ~30 µs each, which is
+# more than the database round trip, so they are rebuilt directly from the
+# JSON unimem itself wrote. Anything that does not look exactly like that
+# (a field added or missing) takes the validating path.
+
+_M = TypeVar("_M", bound=BaseModel)
+_ENTRY_FIELDS = tuple(MemoryEntry.model_fields)
+_EVENT_FIELDS = tuple(MemoryEvent.model_fields)
+_ROLES = {r.value: r for r in Role}
+_MODES = {m.value: m for m in Mode}
+
+
+def _construct(cls: type[_M], data: dict[str, Any]) -> _M:
+    obj = cls.__new__(cls)
+    object.__setattr__(obj, "__dict__", data)
+    object.__setattr__(obj, "__pydantic_fields_set__", set(data))
+    object.__setattr__(obj, "__pydantic_extra__", None)
+    object.__setattr__(obj, "__pydantic_private__", None)
+    return obj
+
+
+def _time(value: str | None) -> datetime | None:
+    return datetime.fromisoformat(value) if value else None
+
+
+def entry_from_json(raw: str | bytes) -> MemoryEntry:
+    """Rebuild an entry from the JSON of ``MemoryEntry.model_dump_json()``."""
+    data = orjson.loads(raw)
+    if tuple(data) != _ENTRY_FIELDS:
+        return MemoryEntry.model_validate_json(raw)
+    data["role"] = _ROLES[data["role"]]
+    data["mode"] = _MODES[data["mode"]]
+    data["timestamp"] = _time(data["timestamp"])
+    return _construct(MemoryEntry, data)
+
+
+def event_from_json(raw: str | bytes) -> MemoryEvent:
+    """Rebuild an event from the JSON of ``MemoryEvent.model_dump_json()``."""
+    data = orjson.loads(raw)
+    if tuple(data) != _EVENT_FIELDS:
+        return MemoryEvent.model_validate_json(raw)
+    data["timestamp"] = _time(data["timestamp"])
+    return _construct(MemoryEvent, data)

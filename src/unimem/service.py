@@ -1,0 +1,404 @@
+"""UnifiedMemoryService: one conversation across voice and text.
+
+The service validates input, fills identifiers, runs the detection and
+privacy pipeline, commits to the durable store and then fans the result out
+to live listeners. Stores never see unvalidated input.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from types import TracebackType
+from typing import Any, Self
+
+from .config import MemoryConfig
+from .errors import InvalidInputError, SessionNotFoundError
+from .ids import new_id
+from .live import LiveBus
+from .models import (
+    ConversationContext,
+    EventType,
+    MemoryEntry,
+    MemoryEvent,
+    MemorySettings,
+    Mode,
+    RagContext,
+    SessionInfo,
+    SwitchTrigger,
+    utcnow,
+)
+from .stores import DurableStore, InMemoryStore, durable_store_from_url
+from .validation import check_content_size, check_id, check_range
+
+__all__ = ["UnifiedMemoryService"]
+
+#: How many language and mode events a context carries.
+CONTEXT_EVENT_LIMIT = 5
+
+
+def _enum_value(value: Any, enum: type[Mode] | type[SwitchTrigger], field: str) -> str:
+    try:
+        return enum(value).value
+    except ValueError:
+        allowed = ", ".join(member.value for member in enum)
+        raise InvalidInputError(
+            f"{field} must be one of {allowed}, got {value!r}", field=field
+        ) from None
+
+
+def _language(value: Any, field: str) -> str:
+    try:
+        checked = MemoryEntry(role="user", content="", language=value).language
+    except InvalidInputError:
+        checked = None
+    if not checked:
+        raise InvalidInputError(f"{field} must be an ISO 639 code such as 'en'", field=field)
+    return checked
+
+
+def collect_rag(entries: list[MemoryEntry]) -> RagContext:
+    """Passages and sources of ``entries``, newest last, without repeats."""
+    passages: dict[str, None] = {}
+    sources: list[dict[str, Any]] = []
+    seen: set[str] = set()
+    for entry in entries:
+        for passage in entry.retrieved_passages:
+            passages[passage] = None
+        for source in entry.sources:
+            key = repr(sorted(source.items()))
+            if key not in seen:
+                seen.add(key)
+                sources.append(source)
+    return RagContext(passages=list(passages), sources=sources)
+
+
+class UnifiedMemoryService:
+    """Conversation memory shared by voice and text.
+
+    ``UnifiedMemoryService()`` keeps everything in this process;
+    :meth:`from_url` opens a durable store. Use it as an async context manager
+    (or call :meth:`setup` / :meth:`aclose`) to open and release connections;
+    a service used without either opens its store on first use.
+    """
+
+    def __init__(
+        self,
+        store: DurableStore | None = None,
+        *,
+        config: MemoryConfig | None = None,
+    ) -> None:
+        self.store: DurableStore = store if store is not None else InMemoryStore()
+        self.config = config or MemoryConfig()
+        self.live = LiveBus()
+        self._ready = False
+
+    @classmethod
+    def from_url(cls, url: str | None = None, *, config: MemoryConfig | None = None) -> Self:
+        """A service on the store named by ``url`` (``memory://``, ``sqlite:///path.db``,
+        ``postgresql://...``)."""
+        return cls(durable_store_from_url(url or "memory://"), config=config)
+
+    # ------------------------------------------------------------------ life cycle
+
+    async def setup(self) -> None:
+        """Open the store and create or migrate its schema. Idempotent."""
+        if not self._ready:
+            await self.store.setup()
+            self._ready = True
+
+    async def aclose(self) -> None:
+        """Close the store. The service can be set up again afterwards."""
+        self._ready = False
+        await self.store.aclose()
+
+    async def __aenter__(self) -> Self:
+        await self.setup()
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+    async def _store(self) -> DurableStore:
+        if not self._ready:
+            await self.setup()
+        return self.store
+
+    def _user(self, user_id: str | None) -> str:
+        return check_id(user_id, "user_id") if user_id is not None else self.config.default_user_id
+
+    async def _owned_session(self, session_id: str, user_id: str | None) -> SessionInfo | None:
+        """The session if it exists and (when ``user_id`` is given) belongs to that user."""
+        state = await (await self._store()).get_session(session_id)
+        if state is not None and user_id is not None and state.user_id != user_id:
+            raise SessionNotFoundError(f"no session {session_id!r} for this user")
+        return state
+
+    # ------------------------------------------------------------------ writes
+
+    def _prepare_entry(
+        self, session_id: str, entry: MemoryEntry | Mapping[str, Any], user_id: str | None
+    ) -> MemoryEntry:
+        check_id(session_id, "session_id")
+        if not isinstance(entry, MemoryEntry):
+            if not isinstance(entry, Mapping):
+                raise InvalidInputError("entry must be a MemoryEntry or a dict", field="entry")
+            entry = MemoryEntry.model_validate(dict(entry))
+        check_content_size(entry.content, self.config.max_content_bytes)
+        if entry.session_id and entry.session_id != session_id:
+            raise InvalidInputError(
+                f"entry.session_id {entry.session_id!r} does not match session_id {session_id!r}",
+                field="entry.session_id",
+            )
+        if user_id is not None and entry.user_id and entry.user_id != user_id:
+            raise InvalidInputError(
+                "entry.user_id does not match user_id; pass one or make them equal",
+                field="entry.user_id",
+            )
+        owner = self._user(user_id if user_id is not None else (entry.user_id or None))
+        entry_id = entry.id or new_id()
+        check_id(entry_id, "entry.id")
+        return entry.model_copy(
+            update={
+                "id": entry_id,
+                "session_id": session_id,
+                "user_id": owner,
+                "timestamp": entry.timestamp or utcnow(),
+                "seq": None,
+                "detected_language": entry.detected_language or entry.language,
+            }
+        )
+
+    async def add_entry(
+        self,
+        session_id: str,
+        entry: MemoryEntry | Mapping[str, Any],
+        user_id: str | None = None,
+        *,
+        trigger: SwitchTrigger | str | None = None,
+    ) -> MemoryEntry:
+        """Store one message and return it as stored (``id``, ``seq``, ``timestamp`` set).
+
+        A user entry in another mode than the session's records a ``mode_switch``
+        event; one in another language is marked ``language_switched`` and records
+        a ``language_switch`` event (``trigger``, default ``auto_detected``).
+        Re-sending an entry with the same ``id`` returns the stored one unchanged.
+
+        Raises:
+            InvalidInputError: bad field (named in the error); nothing stored.
+            ContentTooLargeError: content over ``config.max_content_bytes``.
+            SessionNotFoundError: the session belongs to another user.
+            SessionClosedError: the session was closed.
+            StoreUnavailableError: the durable store is down; nothing stored.
+        """
+        prepared = self._prepare_entry(session_id, entry, user_id)
+        trigger_value = (
+            _enum_value(trigger, SwitchTrigger, "trigger") if trigger is not None else None
+        )
+        store = await self._store()
+        result = await store.append_entry(prepared, trigger=trigger_value)
+        if result.created:
+            self.live.publish(session_id, "entry", result.entry)
+            for event in result.events:
+                self.live.publish(session_id, "event", event)
+        return result.entry
+
+    async def add_event(
+        self,
+        session_id: str,
+        event_type: EventType | str,
+        data: Mapping[str, Any] | None = None,
+        *,
+        user_id: str | None = None,
+    ) -> MemoryEvent:
+        """Record an event (``mode_switch``, ``language_switch``, ``topic_change``, ...).
+
+        A ``mode_switch`` or ``language_switch`` event also moves the session's
+        current mode or language to ``data["to_mode"]`` / ``data["to_language"]``.
+        """
+        check_id(session_id, "session_id")
+        if data is not None and not isinstance(data, Mapping):
+            raise InvalidInputError("data must be a JSON object", field="data")
+        state = await self._owned_session(session_id, user_id)
+        owner = state.user_id if state is not None and user_id is None else self._user(user_id)
+        event = MemoryEvent(
+            id=new_id(),
+            session_id=session_id,
+            user_id=owner,
+            event_type=event_type,
+            timestamp=utcnow(),
+            data=dict(data or {}),
+        )
+        stored = await (await self._store()).append_event(event)
+        self.live.publish(session_id, "event", stored)
+        return stored
+
+    async def track_language_switch(
+        self,
+        session_id: str,
+        from_language: str,
+        to_language: str,
+        trigger: SwitchTrigger | str = SwitchTrigger.USER_REQUEST,
+        *,
+        user_id: str | None = None,
+    ) -> MemoryEvent:
+        """Record a language switch and make ``to_language`` the session's language."""
+        data = {
+            "from_language": _language(from_language, "from_language"),
+            "to_language": _language(to_language, "to_language"),
+            "trigger": _enum_value(trigger, SwitchTrigger, "trigger"),
+            "timestamp": utcnow().isoformat(),
+        }
+        return await self.add_event(session_id, EventType.LANGUAGE_SWITCH, data, user_id=user_id)
+
+    async def handle_mode_switch(
+        self,
+        session_id: str,
+        from_mode: Mode | str,
+        to_mode: Mode | str,
+        *,
+        user_id: str | None = None,
+    ) -> ConversationContext:
+        """Record a voice/text switch and return the context to continue with."""
+        data = {
+            "from_mode": _enum_value(from_mode, Mode, "from_mode"),
+            "to_mode": _enum_value(to_mode, Mode, "to_mode"),
+            "trigger": "user_request",
+            "timestamp": utcnow().isoformat(),
+        }
+        await self.add_event(session_id, EventType.MODE_SWITCH, data, user_id=user_id)
+        return await self.get_context(session_id, user_id=user_id)
+
+    async def close_session(self, session_id: str, *, user_id: str | None = None) -> SessionInfo:
+        """Close a session: it takes no more writes; its history stays readable."""
+        check_id(session_id, "session_id")
+        state = await self._owned_session(session_id, user_id)
+        if state is None:
+            raise SessionNotFoundError(f"no session {session_id!r} for this user")
+        if state.closed_at is None:
+            await self.add_event(session_id, EventType.SESSION_CLOSED, {}, user_id=state.user_id)
+        return await (await self._store()).close_session(session_id, now=utcnow())
+
+    async def extend_ttl(self, session_id: str, *, user_id: str | None = None) -> bool:
+        """Keep a session's cached layers alive for another idle period.
+
+        Returns whether the session exists. Embedded stores have no expiry.
+        """
+        check_id(session_id, "session_id")
+        return await self._owned_session(session_id, user_id) is not None
+
+    # ------------------------------------------------------------------ reads
+
+    async def get_context(
+        self,
+        session_id: str,
+        max_messages: int = 10,
+        include_rag: bool = True,
+        *,
+        user_id: str | None = None,
+    ) -> ConversationContext:
+        """The last ``max_messages`` messages (oldest first) with the session's mode,
+        language, recent switches, RAG context, settings and metadata.
+
+        An unknown session gives an empty context.
+        """
+        check_id(session_id, "session_id")
+        check_range(max_messages, "max_messages", 1, self.config.max_context_messages)
+        snap = await (await self._store()).load_context(
+            session_id, max_messages=max_messages, event_limit=CONTEXT_EVENT_LIMIT
+        )
+        state = snap.session
+        if state is not None and user_id is not None and state.user_id != user_id:
+            raise SessionNotFoundError(f"no session {session_id!r} for this user")
+        owner = state.user_id if state is not None else self._user(user_id)
+        return ConversationContext(
+            session_id=session_id,
+            user_id=owner,
+            messages=snap.entries,
+            current_mode=state.current_mode if state else None,
+            current_language=state.current_language if state else None,
+            language_events=snap.language_events,
+            mode_events=snap.mode_events,
+            rag_context=collect_rag(snap.entries) if include_rag else RagContext(),
+            settings=snap.settings or MemorySettings(),
+            session=state,
+        )
+
+    async def get_history(
+        self,
+        session_id: str,
+        max_messages: int = 50,
+        *,
+        before_seq: int | None = None,
+        user_id: str | None = None,
+    ) -> list[MemoryEntry]:
+        """Up to ``max_messages`` entries of the session, oldest first (those before
+        ``before_seq`` when given, for paging back)."""
+        check_id(session_id, "session_id")
+        check_range(max_messages, "max_messages", 1, self.config.max_history_messages)
+        if before_seq is not None:
+            check_range(before_seq, "before_seq", 1, 2**62)
+        await self._owned_session(session_id, user_id)
+        store = await self._store()
+        return await store.get_entries(session_id, limit=max_messages, before_seq=before_seq)
+
+    async def get_events(
+        self,
+        session_id: str,
+        event_type: EventType | str | None = None,
+        limit: int = 10,
+        *,
+        user_id: str | None = None,
+    ) -> list[MemoryEvent]:
+        """The last ``limit`` events of the session (of ``event_type`` if given), newest last."""
+        check_id(session_id, "session_id")
+        check_range(limit, "limit", 1, self.config.max_events)
+        kind = None
+        if event_type is not None:
+            kind = MemoryEvent(event_type=event_type).event_type
+        await self._owned_session(session_id, user_id)
+        return await (await self._store()).get_events(session_id, event_type=kind, limit=limit)
+
+    async def get_session(self, session_id: str, *, user_id: str | None = None) -> SessionInfo:
+        """The session's metadata. Raises ``SessionNotFoundError`` if unknown."""
+        check_id(session_id, "session_id")
+        state = await self._owned_session(session_id, user_id)
+        if state is None:
+            raise SessionNotFoundError(f"no session {session_id!r} for this user")
+        return state
+
+    async def list_sessions(
+        self, user_id: str | None = None, *, limit: int = 20, offset: int = 0
+    ) -> list[SessionInfo]:
+        """The user's sessions, most recently active first."""
+        check_range(limit, "limit", 1, 1000)
+        check_range(offset, "offset", 0, 10**9)
+        return await (await self._store()).list_sessions(
+            self._user(user_id), limit=limit, offset=offset
+        )
+
+    # ------------------------------------------------------------------ settings
+
+    async def get_settings(self, user_id: str | None = None) -> MemorySettings:
+        """The user's memory settings (defaults until they set any)."""
+        stored = await (await self._store()).get_settings(self._user(user_id))
+        return stored or MemorySettings()
+
+    async def update_settings(
+        self, user_id: str | None, settings: MemorySettings | Mapping[str, Any]
+    ) -> MemorySettings:
+        """Replace the user's settings; a dict may name only the fields to change."""
+        user = self._user(user_id)
+        if isinstance(settings, MemorySettings):
+            new = settings
+        elif isinstance(settings, Mapping):
+            current = await self.get_settings(user)
+            new = MemorySettings.model_validate({**current.model_dump(), **dict(settings)})
+        else:
+            raise InvalidInputError("settings must be MemorySettings or a dict", field="settings")
+        await (await self._store()).put_settings(user, new)
+        return new
