@@ -21,8 +21,11 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validat
 from .errors import InvalidInputError
 
 __all__ = [
+    "AuditRecord",
     "ConversationContext",
+    "DeletionReceipt",
     "EventType",
+    "Fact",
     "MemoryEntry",
     "MemoryEvent",
     "MemorySettings",
@@ -30,6 +33,7 @@ __all__ = [
     "RagContext",
     "Role",
     "SessionInfo",
+    "Summary",
     "SwitchTrigger",
 ]
 
@@ -304,6 +308,71 @@ class SessionInfo(_Model):
     def closed(self) -> bool:
         """Whether the session was closed."""
         return self.closed_at is not None
+
+
+class Fact(_Model):
+    """A pinned fact of the episodic layer: it stays in every context of the user
+    until deleted (allergies, current medications, preferred name and language).
+
+    ``kind`` is free text; ``allergy``, ``medication``, ``diagnosis``,
+    ``preference``, ``pinned_entry`` and ``session_summary`` are the ones unimem uses.
+    """
+
+    id: str = Field(default="", max_length=128)
+    user_id: str = Field(default="", max_length=128)
+    kind: str = Field(default="note", min_length=1, max_length=64)
+    text: str = Field(min_length=1)
+    session_id: str | None = Field(default=None, max_length=128)
+    entry_id: str | None = Field(default=None, max_length=128)
+    created_at: datetime | None = None
+
+    @field_validator("text")
+    @classmethod
+    def _text(cls, value: str) -> str:
+        return _check_text(value, "text")
+
+    @field_validator("created_at")
+    @classmethod
+    def _created(cls, value: datetime | None) -> datetime | None:
+        return _as_utc(value)
+
+
+class Summary(_Model):
+    """The running summary of a session's older turns, covering ``from_seq..to_seq``."""
+
+    session_id: str
+    user_id: str
+    text: str
+    from_seq: int = Field(ge=1)
+    to_seq: int = Field(ge=1)
+    created_at: datetime
+    method: str = "extractive"
+
+
+class AuditRecord(_Model):
+    """Who did what to whose memory, and when: ids and counts, never content."""
+
+    id: str = ""
+    timestamp: datetime
+    actor: str
+    action: str
+    user_id: str
+    session_id: str | None = None
+    details: dict[str, Any] = Field(default_factory=dict)
+
+
+class DeletionReceipt(_Model):
+    """What a deletion removed, counted per layer."""
+
+    user_id: str
+    scope: str
+    deleted_at: datetime
+    counts: dict[str, int] = Field(default_factory=dict)
+
+    @property
+    def total(self) -> int:
+        """Everything removed, all layers together."""
+        return sum(self.counts.values())
 
 
 class RagContext(_Model):

@@ -18,13 +18,16 @@ from typing import Any, Literal, Protocol, runtime_checkable
 from ..errors import SessionClosedError, SessionNotFoundError
 from ..ids import new_id
 from ..models import (
+    AuditRecord,
     EventType,
+    Fact,
     MemoryEntry,
     MemoryEvent,
     MemorySettings,
     Mode,
     Role,
     SessionInfo,
+    Summary,
     SwitchTrigger,
 )
 
@@ -122,6 +125,71 @@ class DurableStore(Protocol):
         self, user_id: str, *, limit: int, offset: int = 0
     ) -> list[SessionInfo]:
         """The user's sessions, most recently active first."""
+
+    # -------------------------------------------------------------- later layers
+    # Episodic memory, summaries, privacy operations. Every backend implements
+    # them; the conformance suite covers them.
+
+    async def update_entry(
+        self, session_id: str, entry_id: str, changes: dict[str, Any]
+    ) -> MemoryEntry | None:
+        """Replace some fields of a stored entry (``content``, ``metadata``,
+        ``degradations``, ``phi_detected``, ``retrieved_passages``, ``sources``,
+        ``timestamp``); ``id``, ``seq``, ``session_id`` and ``user_id`` never
+        change. Returns the entry as now stored, or ``None`` if unknown."""
+
+    async def recent_user_entries(
+        self, user_id: str, *, since: datetime, exclude_session: str | None, limit: int
+    ) -> list[MemoryEntry]:
+        """The user's last ``limit`` entries with ``timestamp >= since`` from any
+        session but ``exclude_session``, oldest first (cross-session recall)."""
+
+    async def put_fact(self, fact: Fact) -> Fact:
+        """Store a pinned fact (id, user and ``created_at`` filled by the caller)."""
+
+    async def list_facts(self, user_id: str) -> list[Fact]:
+        """The user's facts, oldest first."""
+
+    async def delete_fact(self, user_id: str, fact_id: str) -> bool:
+        """Delete one fact of the user; whether it existed."""
+
+    async def put_summary(self, summary: Summary) -> None:
+        """Store (replace) the session's running summary."""
+
+    async def get_summary(self, session_id: str) -> Summary | None:
+        """The session's running summary, or ``None``."""
+
+    async def delete_user_data(
+        self,
+        user_id: str,
+        *,
+        scope: DeleteScope,
+        since: datetime | None = None,
+        session_ids: Sequence[str] = (),
+    ) -> dict[str, int]:
+        """Delete a user's memory; returns counts per kind (``entries``,
+        ``events``, ``sessions``, ``summaries``, ``facts``).
+
+        ``all``: everything of the user except settings and the audit log.
+        ``day``: entries and events with ``timestamp >= since``; summaries of
+        the sessions touched are deleted too (they may quote those entries).
+        ``session``: everything of the listed sessions (facts pinned from them stay).
+        """
+
+    async def sweep_expired(self, *, now: datetime, default_retention_days: int) -> int:
+        """Delete entries and events older than their user's ``retention_days``
+        (``default_retention_days`` for users without settings); facts stay.
+        Returns how many rows were deleted."""
+
+    async def export_user(self, user_id: str) -> dict[str, Any]:
+        """Everything stored about the user: ``settings``, ``sessions``,
+        ``entries``, ``events``, ``facts``, ``summaries`` (JSON-ready)."""
+
+    async def append_audit(self, record: AuditRecord) -> None:
+        """Append to the audit log (never updated or deleted by unimem)."""
+
+    async def list_audit(self, user_id: str, *, limit: int) -> list[AuditRecord]:
+        """The last ``limit`` audit records about the user, oldest first."""
 
 
 # --------------------------------------------------------------------------- rules
