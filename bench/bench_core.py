@@ -61,9 +61,8 @@ async def main() -> None:
     parser.add_argument("--ops", type=int, default=300)
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
-    print(
-        f"{'backend':8} {'history':>8} {'append p50':>11} {'p99':>8} {'context p50':>12} {'p99':>8}  (µs)"
-    )
+    header = f"{'backend':8} {'history':>8} {'append p50':>11} {'p99':>8}"
+    print(f"{header} {'context p50':>12} {'p99':>8}  (µs)")
     with tempfile.TemporaryDirectory() as tmp:
         for name in ("memory", "sqlite"):
             store = InMemoryStore() if name == "memory" else SQLiteStore(Path(tmp) / "bench.db")
