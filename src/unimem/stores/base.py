@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal, Protocol, runtime_checkable
 
-from ..errors import SessionClosedError, SessionNotFoundError
+from ..errors import InvalidInputError, SessionClosedError, SessionNotFoundError
 from ..ids import new_id
 from ..models import (
     AuditRecord,
@@ -32,10 +32,12 @@ from ..models import (
 )
 
 __all__ = [
+    "UPDATABLE_ENTRY_FIELDS",
     "AppendResult",
     "ContextSnapshot",
     "DeleteScope",
     "DurableStore",
+    "apply_entry_changes",
     "plan_entry",
     "plan_event",
 ]
@@ -172,13 +174,16 @@ class DurableStore(Protocol):
 
         ``all``: everything of the user except settings and the audit log.
         ``day``: entries and events with ``timestamp >= since``; summaries of
-        the sessions touched are deleted too (they may quote those entries).
-        ``session``: everything of the listed sessions (facts pinned from them stay).
+        the sessions touched are deleted too (they may quote those entries),
+        so are facts with ``created_at >= since`` and sessions left empty.
+        ``session``: everything of the listed sessions that belong to the user
+        (facts pinned from them stay).
         """
 
     async def sweep_expired(self, *, now: datetime, default_retention_days: int) -> int:
         """Delete entries and events older than their user's ``retention_days``
-        (``default_retention_days`` for users without settings); facts stay.
+        (``default_retention_days`` for users without settings), summaries made
+        before that cutoff, and sessions left empty and idle since; facts stay.
         Returns how many rows were deleted."""
 
     async def export_user(self, user_id: str) -> dict[str, Any]:
@@ -375,3 +380,33 @@ def plan_close(
     if state.closed_at is not None:
         return state
     return state.model_copy(update={"closed_at": now, "last_active_at": now})
+
+
+#: Fields of a stored entry that ``DurableStore.update_entry`` may replace.
+UPDATABLE_ENTRY_FIELDS = frozenset(
+    {
+        "content",
+        "metadata",
+        "degradations",
+        "phi_detected",
+        "retrieved_passages",
+        "sources",
+        "timestamp",
+    }
+)
+
+
+def apply_entry_changes(entry: MemoryEntry, changes: dict[str, Any]) -> MemoryEntry:
+    """``entry`` with ``changes`` applied and validated (for ``update_entry``).
+
+    Raises:
+        InvalidInputError: a field outside :data:`UPDATABLE_ENTRY_FIELDS`, or a bad value.
+    """
+    refused = sorted(set(changes) - UPDATABLE_ENTRY_FIELDS)
+    if refused:
+        raise InvalidInputError(
+            f"cannot update entry field(s) {', '.join(refused)}; updatable: "
+            f"{', '.join(sorted(UPDATABLE_ENTRY_FIELDS))}",
+            field=refused[0],
+        )
+    return MemoryEntry.model_validate({**entry.model_dump(), **changes})

@@ -2,11 +2,31 @@
 
 from __future__ import annotations
 
+from bisect import bisect_left
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
+from typing import Any
 
-from ..models import MemoryEntry, MemoryEvent, MemorySettings, SessionInfo
-from .base import AppendResult, ContextSnapshot, plan_close, plan_entry, plan_event
+from ..errors import InvalidInputError
+from ..models import (
+    AuditRecord,
+    Fact,
+    MemoryEntry,
+    MemoryEvent,
+    MemorySettings,
+    SessionInfo,
+    Summary,
+)
+from .base import (
+    AppendResult,
+    ContextSnapshot,
+    DeleteScope,
+    apply_entry_changes,
+    plan_close,
+    plan_entry,
+    plan_event,
+)
 
 __all__ = ["InMemoryStore"]
 
@@ -32,6 +52,15 @@ def _last(items: list[MemoryEvent], event_type: str | None, limit: int) -> list[
     return found
 
 
+def _seq(entry: MemoryEntry) -> int:
+    assert entry.seq is not None
+    return entry.seq
+
+
+def _before(timestamp: datetime | None, cutoff: datetime) -> bool:
+    return timestamp is not None and timestamp < cutoff
+
+
 class InMemoryStore:
     """Keeps everything in dicts of this process.
 
@@ -42,6 +71,9 @@ class InMemoryStore:
     def __init__(self) -> None:
         self._sessions: dict[str, _Session] = {}
         self._settings: dict[str, MemorySettings] = {}
+        self._facts: dict[str, dict[str, Fact]] = {}
+        self._summaries: dict[str, Summary] = {}
+        self._audit: dict[str, list[AuditRecord]] = {}
 
     async def setup(self) -> None:
         return None
@@ -87,8 +119,8 @@ class InMemoryStore:
             return []
         entries = session.entries
         if before_seq is not None:
-            # entries are appended in seq order, so seq n sits at index n - 1
-            entries = entries[: max(0, before_seq - 1)]
+            # entries stay in seq order, but deletions leave gaps: bisect, not index
+            entries = entries[: bisect_left(entries, before_seq, key=_seq)]
         return entries[-limit:]
 
     async def get_entry(self, session_id: str, entry_id: str) -> MemoryEntry | None:
@@ -134,3 +166,149 @@ class InMemoryStore:
         mine = [s.state for s in self._sessions.values() if s.state.user_id == user_id]
         mine.sort(key=lambda s: (s.last_active_at, s.session_id), reverse=True)
         return mine[offset : offset + limit]
+
+    # -------------------------------------------------------------- later layers
+
+    async def update_entry(
+        self, session_id: str, entry_id: str, changes: dict[str, Any]
+    ) -> MemoryEntry | None:
+        session = self._sessions.get(session_id)
+        old = session.by_id.get(entry_id) if session else None
+        if session is None or old is None:
+            return None
+        new = apply_entry_changes(old, changes)
+        index = bisect_left(session.entries, _seq(old), key=_seq)
+        session.entries[index] = new
+        session.by_id[entry_id] = new
+        return new
+
+    async def recent_user_entries(
+        self, user_id: str, *, since: datetime, exclude_session: str | None, limit: int
+    ) -> list[MemoryEntry]:
+        if limit <= 0:
+            return []
+        found = [
+            entry
+            for sid, session in self._sessions.items()
+            if session.state.user_id == user_id and sid != exclude_session
+            for entry in session.entries
+            if entry.timestamp is not None and entry.timestamp >= since
+        ]
+        found.sort(key=lambda e: (e.timestamp, e.id))
+        return found[-limit:]
+
+    async def put_fact(self, fact: Fact) -> Fact:
+        self._facts.setdefault(fact.user_id, {})[fact.id] = fact
+        return fact
+
+    async def list_facts(self, user_id: str) -> list[Fact]:
+        facts = list(self._facts.get(user_id, {}).values())
+        facts.sort(key=lambda f: (f.created_at is None, f.created_at, f.id))
+        return facts
+
+    async def delete_fact(self, user_id: str, fact_id: str) -> bool:
+        return self._facts.get(user_id, {}).pop(fact_id, None) is not None
+
+    async def put_summary(self, summary: Summary) -> None:
+        self._summaries[summary.session_id] = summary
+
+    async def get_summary(self, session_id: str) -> Summary | None:
+        return self._summaries.get(session_id)
+
+    def _drop_session(self, session_id: str, counts: dict[str, int]) -> None:
+        session = self._sessions.pop(session_id)
+        counts["entries"] += len(session.entries)
+        counts["events"] += len(session.events)
+        counts["sessions"] += 1
+        counts["summaries"] += self._summaries.pop(session_id, None) is not None
+
+    async def delete_user_data(
+        self,
+        user_id: str,
+        *,
+        scope: DeleteScope,
+        since: datetime | None = None,
+        session_ids: Sequence[str] = (),
+    ) -> dict[str, int]:
+        counts = dict.fromkeys(("entries", "events", "sessions", "summaries", "facts"), 0)
+        mine = [sid for sid, s in self._sessions.items() if s.state.user_id == user_id]
+        if scope == "all":
+            for sid in mine:
+                self._drop_session(sid, counts)
+            counts["facts"] = len(self._facts.pop(user_id, {}))
+        elif scope == "session":
+            for sid in set(session_ids) & set(mine):
+                self._drop_session(sid, counts)
+        elif scope == "day":
+            if since is None:
+                raise InvalidInputError("scope 'day' needs `since`", field="since")
+            for sid in mine:
+                session = self._sessions[sid]
+                keep = [e for e in session.entries if _before(e.timestamp, since)]
+                kept_events = [e for e in session.events if _before(e.timestamp, since)]
+                gone = len(session.entries) - len(keep) + len(session.events) - len(kept_events)
+                if not gone:
+                    continue
+                counts["entries"] += len(session.entries) - len(keep)
+                counts["events"] += len(session.events) - len(kept_events)
+                session.entries, session.events = keep, kept_events
+                session.by_id = {e.id: e for e in keep}
+                counts["summaries"] += self._summaries.pop(sid, None) is not None
+                if not keep and not kept_events:
+                    del self._sessions[sid]
+                    counts["sessions"] += 1
+            facts = self._facts.get(user_id, {})
+            for fact in [f for f in facts.values() if not _before(f.created_at, since)]:
+                del facts[fact.id]
+                counts["facts"] += 1
+        else:
+            raise InvalidInputError(
+                f"scope must be session, day or all, got {scope!r}", field="scope"
+            )
+        return counts
+
+    async def sweep_expired(self, *, now: datetime, default_retention_days: int) -> int:
+        deleted = 0
+        for sid, session in list(self._sessions.items()):
+            settings = self._settings.get(session.state.user_id)
+            days = settings.retention_days if settings else default_retention_days
+            cutoff = now - timedelta(days=days)
+            entries = [e for e in session.entries if not _before(e.timestamp, cutoff)]
+            events = [e for e in session.events if not _before(e.timestamp, cutoff)]
+            deleted += len(session.entries) - len(entries) + len(session.events) - len(events)
+            if len(entries) != len(session.entries):
+                session.entries = entries
+                session.by_id = {e.id: e for e in entries}
+            session.events = events
+            summary = self._summaries.get(sid)
+            if summary is not None and summary.created_at < cutoff:
+                del self._summaries[sid]
+                deleted += 1
+            if not entries and not events and session.state.last_active_at < cutoff:
+                del self._sessions[sid]
+                deleted += 1 + (self._summaries.pop(sid, None) is not None)
+        return deleted
+
+    async def export_user(self, user_id: str) -> dict[str, Any]:
+        settings = self._settings.get(user_id)
+        sessions = [s for s in self._sessions.values() if s.state.user_id == user_id]
+        sessions.sort(key=lambda s: (s.state.started_at, s.state.session_id))
+        return {
+            "settings": settings.model_dump(mode="json") if settings else None,
+            "sessions": [s.state.model_dump(mode="json") for s in sessions],
+            "entries": [e.to_dict() for s in sessions for e in s.entries],
+            "events": [e.to_dict() for s in sessions for e in s.events],
+            "facts": [f.model_dump(mode="json") for f in await self.list_facts(user_id)],
+            "summaries": [
+                self._summaries[s.state.session_id].model_dump(mode="json")
+                for s in sessions
+                if s.state.session_id in self._summaries
+            ],
+        }
+
+    async def append_audit(self, record: AuditRecord) -> None:
+        self._audit.setdefault(record.user_id, []).append(record)
+
+    async def list_audit(self, user_id: str, *, limit: int) -> list[AuditRecord]:
+        records = self._audit.get(user_id, [])
+        return records[-limit:] if limit > 0 else []

@@ -26,11 +26,14 @@ from ..models import (
     event_from_json,
 )
 from .base import AppendResult, ContextSnapshot, plan_close, plan_entry, plan_event
+from .sqlite_layers import SQLiteLayers
 
 __all__ = ["SQLiteStore"]
 
 #: Ordered schema versions; each is applied once, in a transaction, and recorded.
-MIGRATIONS: list[tuple[int, str]] = [
+#: A version is one SQL string split on ``;``, or a tuple of single statements
+#: (for statements that contain ``;`` themselves, such as triggers).
+MIGRATIONS: list[tuple[int, str | tuple[str, ...]]] = [
     (
         1,
         """
@@ -70,6 +73,44 @@ MIGRATIONS: list[tuple[int, str]] = [
         );
         """,
     ),
+    (
+        2,
+        (
+            # queryable retention for the sweep; backfilled from the JSON settings
+            "ALTER TABLE settings ADD COLUMN retention_days INTEGER",
+            "UPDATE settings SET retention_days = json_extract(data, '$.retention_days')",
+            "CREATE INDEX sessions_by_time ON sessions (last_active_us)",
+            "CREATE INDEX entries_by_time ON entries (ts_us)",
+            "CREATE INDEX events_by_time ON events (ts_us)",
+            """CREATE TABLE facts (
+                id TEXT PRIMARY KEY,
+                user_id TEXT NOT NULL,
+                created_us INTEGER NOT NULL,
+                data TEXT NOT NULL
+            )""",
+            "CREATE INDEX facts_by_user ON facts (user_id, created_us)",
+            """CREATE TABLE summaries (
+                session_id TEXT PRIMARY KEY,
+                user_id TEXT NOT NULL,
+                created_us INTEGER NOT NULL,
+                data TEXT NOT NULL
+            )""",
+            "CREATE INDEX summaries_by_user ON summaries (user_id)",
+            """CREATE TABLE audit (
+                pos INTEGER PRIMARY KEY AUTOINCREMENT,
+                id TEXT NOT NULL UNIQUE,
+                user_id TEXT NOT NULL,
+                ts_us INTEGER NOT NULL,
+                data TEXT NOT NULL
+            )""",
+            "CREATE INDEX audit_by_user ON audit (user_id, pos)",
+            # append-only: unimem never changes or removes an audit record
+            """CREATE TRIGGER audit_no_update BEFORE UPDATE ON audit
+            BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END""",
+            """CREATE TRIGGER audit_no_delete BEFORE DELETE ON audit
+            BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END""",
+        ),
+    ),
 ]
 
 SCHEMA_VERSION = MIGRATIONS[-1][0]
@@ -88,8 +129,12 @@ def path_from_url(url: str) -> str:
     return rest or ":memory:"
 
 
-class SQLiteStore:
-    """Durable embedded store in one SQLite file."""
+class SQLiteStore(SQLiteLayers):
+    """Durable embedded store in one SQLite file.
+
+    The later layers (facts, summaries, deletion, sweep, export, audit) live in
+    :class:`~unimem.stores.sqlite_layers.SQLiteLayers`.
+    """
 
     def __init__(self, path: str | Path, *, migrate: bool = True, durable_fsync: bool = False):
         self.path = str(path)
@@ -152,7 +197,8 @@ class SQLiteStore:
             for version, sql in MIGRATIONS:
                 if version <= current:
                     continue
-                for statement in filter(str.strip, sql.split(";")):
+                statements = sql.split(";") if isinstance(sql, str) else sql
+                for statement in filter(str.strip, statements):
                     cur.execute(statement)
                 cur.execute("INSERT INTO unimem_migrations (version) VALUES (?)", (version,))
                 applied.append(version)
@@ -272,9 +318,10 @@ class SQLiteStore:
     async def put_settings(self, user_id: str, settings: MemorySettings) -> None:
         with self._tx() as cur:
             cur.execute(
-                "INSERT INTO settings (user_id, data) VALUES (?, ?) "
-                "ON CONFLICT (user_id) DO UPDATE SET data = excluded.data",
-                (user_id, settings.model_dump_json()),
+                "INSERT INTO settings (user_id, data, retention_days) VALUES (?, ?, ?) "
+                "ON CONFLICT (user_id) DO UPDATE SET data = excluded.data, "
+                "retention_days = excluded.retention_days",
+                (user_id, settings.model_dump_json(), settings.retention_days),
             )
 
     # ------------------------------------------------------------------ reads

@@ -1,0 +1,270 @@
+"""The later layers of the SQLite store: episodic facts, summaries, deletion,
+retention sweep, export and the audit log (schema version 2)."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Sequence
+from contextlib import AbstractContextManager
+from datetime import datetime
+from typing import Any
+
+from ..errors import InvalidInputError
+from ..models import (
+    AuditRecord,
+    Fact,
+    MemoryEntry,
+    MemorySettings,
+    SessionInfo,
+    Summary,
+    entry_from_json,
+    event_from_json,
+)
+from .base import DeleteScope, apply_entry_changes
+
+__all__ = ["SQLiteLayers"]
+
+_DAY_US = 86_400_000_000
+_DELETE_KINDS = ("entries", "events", "sessions", "summaries", "facts")
+
+
+def _us(value: datetime | None) -> int:
+    assert value is not None
+    return int(value.timestamp() * 1_000_000)
+
+
+class SQLiteLayers:
+    """Mixin of :class:`~unimem.stores.sqlite.SQLiteStore`: every method here runs in
+    one transaction (``_tx``) or one read on the store's connection (``_conn``)."""
+
+    def _conn(self) -> sqlite3.Connection:
+        raise NotImplementedError
+
+    def _tx(self) -> AbstractContextManager[sqlite3.Cursor]:
+        raise NotImplementedError
+
+    async def get_settings(self, user_id: str) -> MemorySettings | None:
+        raise NotImplementedError
+
+    async def update_entry(
+        self, session_id: str, entry_id: str, changes: dict[str, Any]
+    ) -> MemoryEntry | None:
+        with self._tx() as cur:
+            row = cur.execute(
+                "SELECT data FROM entries WHERE session_id = ? AND id = ?", (session_id, entry_id)
+            ).fetchone()
+            if row is None:
+                return None
+            new = apply_entry_changes(entry_from_json(row[0]), changes)
+            cur.execute(
+                "UPDATE entries SET data = ?, ts_us = ? WHERE session_id = ? AND id = ?",
+                (new.model_dump_json(), _us(new.timestamp), session_id, entry_id),
+            )
+        return new
+
+    async def recent_user_entries(
+        self, user_id: str, *, since: datetime, exclude_session: str | None, limit: int
+    ) -> list[MemoryEntry]:
+        if limit <= 0:
+            return []
+        rows = (
+            self._conn()
+            .execute(
+                "SELECT data FROM entries WHERE user_id = ? AND ts_us >= ? "
+                "AND session_id IS NOT ? ORDER BY ts_us DESC, id DESC LIMIT ?",
+                (user_id, _us(since), exclude_session, limit),
+            )
+            .fetchall()
+        )
+        return [entry_from_json(r[0]) for r in reversed(rows)]
+
+    async def put_fact(self, fact: Fact) -> Fact:
+        with self._tx() as cur:
+            cur.execute(
+                "INSERT INTO facts (id, user_id, created_us, data) VALUES (?, ?, ?, ?) "
+                "ON CONFLICT (id) DO UPDATE SET data = excluded.data, "
+                "created_us = excluded.created_us WHERE facts.user_id = excluded.user_id",
+                (fact.id, fact.user_id, _us(fact.created_at), fact.model_dump_json()),
+            )
+        return fact
+
+    async def list_facts(self, user_id: str) -> list[Fact]:
+        rows = (
+            self._conn()
+            .execute("SELECT data FROM facts WHERE user_id = ? ORDER BY created_us, id", (user_id,))
+            .fetchall()
+        )
+        return [Fact.model_validate_json(r[0]) for r in rows]
+
+    async def delete_fact(self, user_id: str, fact_id: str) -> bool:
+        with self._tx() as cur:
+            cur.execute("DELETE FROM facts WHERE user_id = ? AND id = ?", (user_id, fact_id))
+            return cur.rowcount > 0
+
+    async def put_summary(self, summary: Summary) -> None:
+        with self._tx() as cur:
+            cur.execute(
+                "INSERT INTO summaries (session_id, user_id, created_us, data) "
+                "VALUES (?, ?, ?, ?) ON CONFLICT (session_id) DO UPDATE SET "
+                "user_id = excluded.user_id, created_us = excluded.created_us, "
+                "data = excluded.data",
+                (
+                    summary.session_id,
+                    summary.user_id,
+                    _us(summary.created_at),
+                    summary.model_dump_json(),
+                ),
+            )
+
+    async def get_summary(self, session_id: str) -> Summary | None:
+        row = (
+            self._conn()
+            .execute("SELECT data FROM summaries WHERE session_id = ?", (session_id,))
+            .fetchone()
+        )
+        return Summary.model_validate_json(row[0]) if row else None
+
+    @staticmethod
+    def _delete_sessions(cur: sqlite3.Cursor, user_id: str, ids: Sequence[str]) -> dict[str, int]:
+        counts = dict.fromkeys(_DELETE_KINDS, 0)
+        for sid in ids:
+            for kind in ("entries", "events", "summaries", "sessions"):
+                cur.execute(
+                    f"DELETE FROM {kind} WHERE session_id = ? AND user_id = ?", (sid, user_id)
+                )
+                counts[kind] += cur.rowcount
+        return counts
+
+    async def delete_user_data(
+        self,
+        user_id: str,
+        *,
+        scope: DeleteScope,
+        since: datetime | None = None,
+        session_ids: Sequence[str] = (),
+    ) -> dict[str, int]:
+        if scope not in ("session", "day", "all"):
+            raise InvalidInputError(
+                f"scope must be session, day or all, got {scope!r}", field="scope"
+            )
+        if scope == "day" and since is None:
+            raise InvalidInputError("scope 'day' needs `since`", field="since")
+        counts = dict.fromkeys(_DELETE_KINDS, 0)
+        with self._tx() as cur:
+            if scope == "session":
+                return self._delete_sessions(cur, user_id, list(dict.fromkeys(session_ids)))
+            if scope == "all":
+                for kind in _DELETE_KINDS:
+                    cur.execute(f"DELETE FROM {kind} WHERE user_id = ?", (user_id,))
+                    counts[kind] = cur.rowcount
+                return counts
+            cutoff = _us(since)
+            touched: set[str] = set()
+            for kind in ("entries", "events"):
+                rows = cur.execute(
+                    f"DELETE FROM {kind} WHERE user_id = ? AND ts_us >= ? RETURNING session_id",
+                    (user_id, cutoff),
+                ).fetchall()
+                counts[kind] = len(rows)
+                touched.update(r[0] for r in rows)
+            for sid in sorted(touched):
+                cur.execute("DELETE FROM summaries WHERE session_id = ?", (sid,))
+                counts["summaries"] += cur.rowcount
+                # a session left with nothing in it goes too (its state names languages)
+                cur.execute(
+                    "DELETE FROM sessions WHERE session_id = ? "
+                    "AND NOT EXISTS (SELECT 1 FROM entries WHERE session_id = ?) "
+                    "AND NOT EXISTS (SELECT 1 FROM events WHERE session_id = ?)",
+                    (sid, sid, sid),
+                )
+                counts["sessions"] += cur.rowcount
+            cur.execute(
+                "DELETE FROM facts WHERE user_id = ? AND created_us >= ?", (user_id, cutoff)
+            )
+            counts["facts"] = cur.rowcount
+        return counts
+
+    async def sweep_expired(self, *, now: datetime, default_retention_days: int) -> int:
+        # the cutoff of each row is its owner's: settings.retention_days, else the default
+        cutoff = (
+            "? - COALESCE((SELECT retention_days FROM settings s WHERE s.user_id = {t}.user_id), "
+            "?) * ?"
+        )
+        args = (_us(now), default_retention_days, _DAY_US)
+        deleted = 0
+        with self._tx() as cur:
+            for table, column in (
+                ("entries", "ts_us"),
+                ("events", "ts_us"),
+                ("summaries", "created_us"),
+            ):
+                cur.execute(
+                    f"DELETE FROM {table} WHERE {column} < {cutoff.format(t=table)}",
+                    args,
+                )
+                deleted += cur.rowcount
+            cur.execute(
+                f"DELETE FROM sessions WHERE last_active_us < {cutoff.format(t='sessions')} "
+                "AND NOT EXISTS (SELECT 1 FROM entries e WHERE e.session_id = sessions.session_id) "
+                "AND NOT EXISTS (SELECT 1 FROM events v WHERE v.session_id = sessions.session_id)",
+                args,
+            )
+            deleted += cur.rowcount
+            cur.execute(
+                "DELETE FROM summaries WHERE session_id NOT IN (SELECT session_id FROM sessions)"
+            )
+            deleted += cur.rowcount
+        return deleted
+
+    async def export_user(self, user_id: str) -> dict[str, Any]:
+        db = self._conn()
+        settings = await self.get_settings(user_id)
+        sessions = db.execute("SELECT data FROM sessions WHERE user_id = ?", (user_id,)).fetchall()
+        states = sorted(
+            (SessionInfo.model_validate_json(r[0]) for r in sessions),
+            key=lambda s: (s.started_at, s.session_id),
+        )
+        order = {s.session_id: i for i, s in enumerate(states)}
+
+        def rows(table: str) -> list[tuple[str, str]]:
+            found = db.execute(
+                f"SELECT session_id, data FROM {table} WHERE user_id = ? ORDER BY session_id, seq",
+                (user_id,),
+            ).fetchall()
+            found.sort(key=lambda r: order.get(r[0], len(order)))
+            return found
+
+        summaries = db.execute(
+            "SELECT session_id, data FROM summaries WHERE user_id = ?", (user_id,)
+        ).fetchall()
+        summaries.sort(key=lambda r: order.get(r[0], len(order)))
+        return {
+            "settings": settings.model_dump(mode="json") if settings else None,
+            "sessions": [s.model_dump(mode="json") for s in states],
+            "entries": [entry_from_json(r[1]).to_dict() for r in rows("entries")],
+            "events": [event_from_json(r[1]).to_dict() for r in rows("events")],
+            "facts": [f.model_dump(mode="json") for f in await self.list_facts(user_id)],
+            "summaries": [
+                Summary.model_validate_json(r[1]).model_dump(mode="json") for r in summaries
+            ],
+        }
+
+    async def append_audit(self, record: AuditRecord) -> None:
+        with self._tx() as cur:
+            cur.execute(
+                "INSERT INTO audit (id, user_id, ts_us, data) VALUES (?, ?, ?, ?)",
+                (record.id, record.user_id, _us(record.timestamp), record.model_dump_json()),
+            )
+
+    async def list_audit(self, user_id: str, *, limit: int) -> list[AuditRecord]:
+        if limit <= 0:
+            return []
+        rows = (
+            self._conn()
+            .execute(
+                "SELECT data FROM audit WHERE user_id = ? ORDER BY pos DESC LIMIT ?",
+                (user_id, limit),
+            )
+            .fetchall()
+        )
+        return [AuditRecord.model_validate_json(r[0]) for r in reversed(rows)]

@@ -1,0 +1,59 @@
+"""SQLite specifics of the privacy layers: migration v1 -> v2, append-only audit table."""
+
+import sqlite3
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from unimem.ids import new_id
+from unimem.models import AuditRecord
+from unimem.stores import SQLiteStore
+from unimem.stores.sqlite import MIGRATIONS
+
+
+def _v1_file(path: Path) -> None:
+    db = sqlite3.connect(path)
+    db.execute("CREATE TABLE unimem_migrations (version INTEGER PRIMARY KEY, applied_at TEXT)")
+    version, sql = MIGRATIONS[0]
+    assert version == 1 and isinstance(sql, str)
+    db.executescript(sql)
+    db.execute("INSERT INTO unimem_migrations (version) VALUES (1)")
+    db.execute(
+        "INSERT INTO settings (user_id, data) VALUES ('u1', ?)",
+        ('{"enabled": true, "retention_days": 3}',),
+    )
+    db.commit()
+    db.close()
+
+
+async def test_v2_migration_backfills_retention_days_from_v1_settings(tmp_path: Path):
+    _v1_file(tmp_path / "v1.db")
+    store = SQLiteStore(tmp_path / "v1.db")
+    await store.setup()
+    try:
+        assert store.schema_version() == 2
+        row = store._conn().execute("SELECT retention_days FROM settings").fetchone()
+        assert row == (3,)
+        settings = await store.get_settings("u1")
+        assert settings is not None and settings.retention_days == 3
+    finally:
+        await store.aclose()
+
+
+async def test_audit_rows_cannot_be_changed_or_deleted(tmp_path: Path):
+    store = SQLiteStore(tmp_path / "a.db")
+    await store.setup()
+    try:
+        record = AuditRecord(
+            id=new_id(), timestamp=datetime.now(UTC), actor="u1", action="export", user_id="u1"
+        )
+        await store.append_audit(record)
+        db = store._conn()
+        with pytest.raises(sqlite3.IntegrityError, match="append-only"):
+            db.execute("DELETE FROM audit")
+        with pytest.raises(sqlite3.IntegrityError, match="append-only"):
+            db.execute("UPDATE audit SET user_id = 'x'")
+        assert [r.id for r in await store.list_audit("u1", limit=5)] == [record.id]
+    finally:
+        await store.aclose()
