@@ -1,0 +1,132 @@
+"""The FastAPI application: ``create_app(settings=None)``.
+
+Settings are read when the app is built; the memory service opens in the
+lifespan and reaches handlers as an ``Annotated`` dependency. The web UI, when
+built into ``src/unimem/web/dist``, is served at ``/`` after the API routes.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+from fastapi import FastAPI
+from fastapi.responses import HTMLResponse
+from starlette.exceptions import HTTPException
+from starlette.responses import Response
+from starlette.staticfiles import StaticFiles
+from starlette.types import Scope
+
+from .. import __version__
+from ..service import UnifiedMemoryService
+from . import live, me, ops, sessions
+from .auth import Authenticator, RateLimiter
+from .errors import install_error_handlers
+from .metrics import Metrics, TimedStore
+from .middleware import BodyLimitMiddleware, LoopbackOnlyMiddleware, MetricsMiddleware
+from .settings import ServerSettings
+
+__all__ = ["build_service", "create_app"]
+
+log = logging.getLogger("unimem.server")
+
+_NOT_BUILT = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>unimem</title></head>
+<body style="font-family: system-ui, sans-serif; max-width: 40rem; margin: 3rem auto">
+<h1>unimem is running</h1>
+<p>The web UI is not built. Build it with <code>cd frontend &amp;&amp; npm ci &amp;&amp;
+npm run build</code> (it lands in <code>src/unimem/web/dist</code>), then restart.</p>
+<p>The API is up: see <a href="/docs">/docs</a> and <a href="/openapi.json">/openapi.json</a>.</p>
+</body></html>
+"""
+
+
+def build_service(settings: ServerSettings) -> UnifiedMemoryService:
+    """The memory service the settings name (not yet set up).
+
+    Raises:
+        ConfigurationError: a URL cannot work.
+    """
+    return UnifiedMemoryService.from_url(settings.database_url, config=settings.memory)
+
+
+class _SpaFiles(StaticFiles):
+    """Static files where unknown paths without an extension fall back to
+    ``index.html``, so client-side routes survive a reload."""
+
+    async def get_response(self, path: str, scope: Scope) -> Response:
+        try:
+            return await super().get_response(path, scope)
+        except HTTPException as exc:
+            if exc.status_code != 404 or "." in Path(path).name or path.startswith("v1"):
+                raise
+            return await super().get_response("index.html", scope)
+
+
+def create_app(settings: ServerSettings | None = None) -> FastAPI:
+    """The unimem HTTP + WebSocket app.
+
+    Args:
+        settings: server settings; read from ``UNIMEM_*`` variables when omitted.
+
+    Raises:
+        ConfigurationError: a setting cannot work.
+    """
+    settings = settings if settings is not None else ServerSettings.from_env()
+    metrics = Metrics()
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        service = build_service(settings)
+        service.store = TimedStore(service.store, metrics)
+        await service.setup()
+        app.state.service = service
+        mode = (
+            "local mode (no UNIMEM_JWT_SECRET: loopback only, user 'local')"
+            if (settings.local_mode)
+            else "token auth (HS256)"
+        )
+        log.info("unimem %s ready: store %s, %s", __version__, _scheme(settings), mode)
+        try:
+            yield
+        finally:
+            await service.aclose()
+
+    app = FastAPI(
+        title="unimem",
+        version=__version__,
+        summary="Unified conversation memory for voice and text AI assistants",
+        lifespan=lifespan,
+    )
+    app.state.settings = settings
+    app.state.metrics = metrics
+    app.state.auth = Authenticator(settings.jwt_secret, settings.local_user)
+    app.state.limiter = RateLimiter(settings.rate_limit)
+    install_error_handlers(app)
+    app.include_router(ops.router)
+    app.include_router(sessions.router)
+    app.include_router(me.router)
+    app.include_router(live.router)
+
+    app.add_middleware(BodyLimitMiddleware, limit=settings.max_body_bytes)
+    app.add_middleware(MetricsMiddleware, metrics=metrics)
+    if settings.local_mode:
+        app.add_middleware(LoopbackOnlyMiddleware)
+
+    web = settings.web_dir
+    if (web / "index.html").is_file():
+        app.mount("/", _SpaFiles(directory=web, html=True), name="web")
+    else:
+
+        @app.get("/", include_in_schema=False)
+        async def not_built() -> HTMLResponse:
+            return HTMLResponse(_NOT_BUILT)
+
+    return app
+
+
+def _scheme(settings: ServerSettings) -> str:
+    # The scheme only: URLs may carry passwords.
+    return settings.database_url.split("://", 1)[0]

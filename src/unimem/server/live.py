@@ -1,0 +1,181 @@
+"""``WS /v1/sessions/{session_id}/live``: every entry and event stored in the
+session is pushed to every connected client of its owner, and clients may send
+entries over the socket.
+
+Protocol (JSON text frames)::
+
+    server → {"type": "ready", "session_id": ...}           once subscribed
+    server → {"type": "entry", "item": {...MemoryEntry}}    stored entries
+    server → {"type": "event", "item": {...MemoryEvent}}    stored events
+    client → {"type": "entry", "entry": {...}, "trigger"?: ..., "request_id"?: ...}
+    server → {"type": "ack", "request_id": ..., "entry": {...}}
+    server → {"type": "error", "request_id": ..., "error": {code, message, field}}
+    client → {"type": "ping"}  server → {"type": "pong"}
+
+Authentication is ``?token=`` or the ``Authorization`` header. Errors that end
+the connection close it with ``4000 + HTTP status`` (4401, 4404, 4429).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from typing import Any
+
+import orjson
+from fastapi import APIRouter, WebSocket, WebSocketDisconnect
+
+from ..errors import InvalidInputError, RateLimitedError, UnimemError
+from ..live import LiveMessage
+from ..models import MemoryEntry
+from ..service import UnifiedMemoryService
+from ..validation import check_id
+from .auth import Authenticator, RateLimiter
+from .errors import ws_close_code
+from .metrics import Metrics
+
+__all__ = ["router"]
+
+log = logging.getLogger("unimem.server")
+router = APIRouter()
+
+#: Close code for a client too slow to keep up (RFC 6455 "try again later").
+SLOW_CONSUMER = 1013
+
+
+def _frame(kind: str, item: Any) -> str:
+    return orjson.dumps({"type": kind, "item": item}, default=_dump).decode()
+
+
+def _dump(value: Any) -> Any:
+    return value.model_dump(mode="json")
+
+
+async def _close(ws: WebSocket, exc: UnimemError) -> None:
+    # The reason is limited to 123 bytes by the protocol; messages are short.
+    await ws.close(code=ws_close_code(exc), reason=exc.message[:120])
+
+
+@router.websocket("/v1/sessions/{session_id}/live")
+async def live(ws: WebSocket, session_id: str) -> None:
+    """Push the session's stored entries and events to this client; accept entries."""
+    state = ws.app.state
+    service: UnifiedMemoryService = state.service
+    auth: Authenticator = state.auth
+    limiter: RateLimiter = state.limiter
+    metrics: Metrics = state.metrics
+    await ws.accept()
+    try:
+        token = ws.query_params.get("token")
+        header = ws.headers.get("authorization")
+        user = auth.user_from_token(token) if token else auth.user_from_header(header)
+        limiter.check(user)
+        check_id(session_id, "session_id")
+        async with service.live.subscribe(session_id) as queue:
+            # Subscribed first, then checked: nothing stored in between is missed.
+            await service.extend_ttl(session_id, user_id=user)
+            metrics.live_clients.inc()
+            try:
+                ready = {"type": "ready", "session_id": session_id}
+                await ws.send_text(orjson.dumps(ready).decode())
+                await _serve(ws, service, limiter, session_id, user, queue)
+            finally:
+                metrics.live_clients.dec()
+    except UnimemError as exc:
+        with contextlib.suppress(RuntimeError, WebSocketDisconnect):
+            await _close(ws, exc)
+    except WebSocketDisconnect:
+        pass
+
+
+async def _serve(
+    ws: WebSocket,
+    service: UnifiedMemoryService,
+    limiter: RateLimiter,
+    session_id: str,
+    user: str,
+    queue: asyncio.Queue[LiveMessage | None],
+) -> None:
+    async def push() -> None:
+        while True:
+            message = await queue.get()
+            if message is None:
+                await ws.close(code=SLOW_CONSUMER, reason="fell behind; reconnect")
+                return
+            # A session that did not exist when this client subscribed may be
+            # created by another user: only the owner's items are ever sent.
+            if message.item.user_id != user:
+                continue
+            await ws.send_text(_frame(message.kind, message.item))
+
+    async def receive() -> None:
+        while True:
+            frame = await ws.receive()
+            if frame["type"] == "websocket.disconnect":
+                raise WebSocketDisconnect(frame.get("code", 1000))
+            raw = frame.get("text")
+            if raw is None:
+                try:
+                    raw = (frame.get("bytes") or b"").decode("utf-8")
+                except UnicodeDecodeError:
+                    raw = ""
+            await _handle(ws, service, limiter, session_id, user, raw)
+
+    pusher = asyncio.create_task(push())
+    receiver = asyncio.create_task(receive())
+    try:
+        done, _ = await asyncio.wait({pusher, receiver}, return_when=asyncio.FIRST_COMPLETED)
+        for task in done:
+            exc = task.exception()
+            if exc is not None and not isinstance(exc, WebSocketDisconnect):
+                raise exc
+    finally:
+        for task in (pusher, receiver):
+            task.cancel()
+        await asyncio.gather(pusher, receiver, return_exceptions=True)
+
+
+async def _handle(
+    ws: WebSocket,
+    service: UnifiedMemoryService,
+    limiter: RateLimiter,
+    session_id: str,
+    user: str,
+    raw: str,
+) -> None:
+    request_id: Any = None
+    try:
+        try:
+            message = orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            raise InvalidInputError("the frame is not JSON", field="(frame)") from None
+        if not isinstance(message, dict):
+            raise InvalidInputError("the frame must be a JSON object", field="(frame)")
+        request_id = message.get("request_id")
+        kind = message.get("type")
+        if kind == "ping":
+            await ws.send_text('{"type":"pong"}')
+            return
+        if kind != "entry":
+            raise InvalidInputError("type must be 'entry' or 'ping'", field="type")
+        limiter.check(user)
+        payload = message.get("entry")
+        if not isinstance(payload, dict):
+            raise InvalidInputError("entry must be a JSON object", field="entry")
+        entry = MemoryEntry.model_validate(payload)
+        stored = await service.add_entry(session_id, entry, user, trigger=message.get("trigger"))
+        await ws.send_text(
+            orjson.dumps(
+                {"type": "ack", "request_id": request_id, "entry": stored}, default=_dump
+            ).decode()
+        )
+    except RateLimitedError as exc:
+        await _close(ws, exc)
+        raise WebSocketDisconnect(ws_close_code(exc)) from None
+    except UnimemError as exc:
+        if ws_close_code(exc) == 4404:
+            await _close(ws, exc)
+            raise WebSocketDisconnect(4404) from None
+        error = {"type": "error", "request_id": request_id, "error": exc.to_dict()}
+        await ws.send_text(orjson.dumps(error).decode())

@@ -1,0 +1,91 @@
+"""``/v1/me``: the caller's settings, deletion and export of their memory."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+import orjson
+from fastapi import APIRouter, Query, Response
+
+from ..errors import InvalidInputError
+from ..models import DeletionReceipt, MemorySettings
+from .deps import ServiceDep, UserDep
+from .errors import ERROR_RESPONSES
+from .sessions import ID_PATTERN, json_response
+
+__all__ = ["router"]
+
+router = APIRouter(prefix="/v1/me", tags=["me"], responses=ERROR_RESPONSES)
+
+
+@router.get(
+    "/settings",
+    operation_id="get_settings",
+    response_model=MemorySettings,
+    summary="The caller's memory settings",
+)
+async def get_settings(service: ServiceDep, user: UserDep) -> Response:
+    """Defaults until the caller sets any."""
+    return json_response(await service.get_settings(user))
+
+
+@router.put(
+    "/settings",
+    operation_id="update_settings",
+    response_model=MemorySettings,
+    summary="Replace the caller's memory settings",
+)
+async def put_settings(body: MemorySettings, service: ServiceDep, user: UserDep) -> Response:
+    """Replace the settings; fields left out take their defaults."""
+    return json_response(await service.update_settings(user, body))
+
+
+@router.delete(
+    "/memory",
+    operation_id="delete_user_memory",
+    response_model=DeletionReceipt,
+    summary="Delete the caller's memory",
+)
+async def delete_memory(
+    service: ServiceDep,
+    user: UserDep,
+    scope: Annotated[Literal["session", "day", "all"], Query()],
+    session_id: Annotated[
+        str | None, Query(min_length=1, max_length=128, pattern=ID_PATTERN)
+    ] = None,
+    tz: Annotated[str | None, Query(max_length=64, description="IANA zone for 'day'")] = None,
+) -> Response:
+    """``session`` (needs ``session_id``), ``day`` (today in ``tz``, UTC by
+    default) or ``all``; returns what was removed, per layer."""
+    if scope == "session" and session_id is None:
+        raise InvalidInputError("scope=session needs session_id", field="session_id")
+    if scope == "session" and session_id is not None:
+        # 404 for a session of another user, before anything is touched.
+        await service.get_session(session_id, user_id=user)
+    receipt: DeletionReceipt = await service.delete_user_memory(
+        user, scope, tz=tz, session_id=session_id
+    )
+    return json_response(receipt)
+
+
+@router.get(
+    "/export",
+    operation_id="export_user_memory",
+    response_model=dict[str, Any],
+    summary="Everything stored about the caller",
+)
+async def export_memory(service: ServiceDep, user: UserDep) -> Response:
+    """Settings, sessions, entries, events, facts and summaries, as JSON."""
+    data = await service.export_user_memory(user)
+    return Response(
+        orjson.dumps(data, default=_default),
+        media_type="application/json",
+        headers={"Content-Disposition": 'attachment; filename="unimem-export.json"'},
+    )
+
+
+def _default(value: Any) -> Any:
+    dump = getattr(value, "model_dump", None)
+    if callable(dump):
+        return dump(mode="json")
+    raise TypeError(f"cannot serialize {type(value).__name__}")

@@ -1,0 +1,104 @@
+"""Prometheus metrics of one app: request latency by route template, store
+latency by operation, degradations by name.
+
+Each app has its own registry (nothing global), and no label ever carries
+content, a session id or a user id: routes are templates, degradations are
+reduced to known-safe names.
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+import time
+from collections.abc import Awaitable, Callable, Iterable
+from functools import wraps
+from typing import Any
+
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
+
+__all__ = ["Metrics", "TimedStore"]
+
+_BUCKETS = (0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
+_SAFE_NAME = re.compile(r"^[a-z][a-z0-9_]{0,47}$")
+
+
+class Metrics:
+    """The collectors of one app, in their own registry."""
+
+    def __init__(self) -> None:
+        self.registry = CollectorRegistry(auto_describe=True)
+        self.requests = Histogram(
+            "unimem_http_request_duration_seconds",
+            "HTTP request latency by route template",
+            ("method", "route", "status"),
+            buckets=_BUCKETS,
+            registry=self.registry,
+        )
+        self.store = Histogram(
+            "unimem_store_operation_duration_seconds",
+            "Durable store latency by operation",
+            ("operation", "outcome"),
+            buckets=_BUCKETS,
+            registry=self.registry,
+        )
+        self.degradations = Counter(
+            "unimem_degradations",
+            "Degraded results returned, by degradation name",
+            ("name",),
+            registry=self.registry,
+        )
+        self.live_clients = Gauge(
+            "unimem_live_clients", "Open live WebSocket connections", registry=self.registry
+        )
+
+    def count_degradations(self, names: Iterable[str]) -> None:
+        """Count each degradation; names that are not plain identifiers count as ``other``."""
+        for name in names:
+            base = name.split(":", 1)[0]
+            self.degradations.labels(base if _SAFE_NAME.match(base) else "other").inc()
+
+    def render(self) -> bytes:
+        """The exposition text of every collector."""
+        return generate_latest(self.registry)
+
+
+class TimedStore:
+    """Wraps a store so every coroutine method call is timed into ``Metrics.store``.
+
+    Attribute access falls through to the wrapped store, so the service sees
+    the same object surface.
+    """
+
+    def __init__(self, store: Any, metrics: Metrics) -> None:
+        self._inner = store
+        self._metrics = metrics
+        self._cache: dict[str, Any] = {}
+
+    def __getattr__(self, name: str) -> Any:
+        value = getattr(self._inner, name)
+        if name.startswith("_") or not callable(value) or name in ("setup", "aclose"):
+            return value
+        cached = self._cache.get(name)
+        if cached is not None:
+            return cached
+        histogram = self._metrics.store
+
+        def wrap(fn: Callable[..., Awaitable[Any]]) -> Callable[..., Awaitable[Any]]:
+            @wraps(fn)
+            async def timed(*args: Any, **kwargs: Any) -> Any:
+                start = time.perf_counter()
+                outcome = "error"
+                try:
+                    result = await fn(*args, **kwargs)
+                    outcome = "ok"
+                    return result
+                finally:
+                    histogram.labels(name, outcome).observe(time.perf_counter() - start)
+
+            return timed
+
+        if not inspect.iscoroutinefunction(value):
+            return value
+        self._cache[name] = wrapped = wrap(value)
+        return wrapped

@@ -1,0 +1,152 @@
+"""Pure ASGI middleware: request body limits and UTF-8 check, request metrics,
+and the loopback-only guard of local mode.
+
+Written as plain ASGI callables (not ``BaseHTTPMiddleware``) because they sit
+on every request and must cost microseconds.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import time
+from typing import Any
+
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from ..errors import AuthError, ContentTooLargeError, InvalidInputError
+from .errors import error_response
+from .metrics import Metrics
+
+__all__ = ["BodyLimitMiddleware", "LoopbackOnlyMiddleware", "MetricsMiddleware"]
+
+
+class BodyLimitMiddleware:
+    """Reads the whole request body up front: refuses it with 413 when larger than
+    ``limit`` (by Content-Length or as it streams) and with 422 when a JSON body
+    is not UTF-8, so handlers never see a partial or undecodable body."""
+
+    def __init__(self, app: ASGIApp, limit: int) -> None:
+        self.app = app
+        self.limit = limit
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] in ("GET", "HEAD", "OPTIONS"):
+            await self.app(scope, receive, send)
+            return
+        headers = dict(scope["headers"])
+        declared = headers.get(b"content-length")
+        if declared is not None and (not declared.isdigit() or int(declared) > self.limit):
+            await self._too_large(scope, receive, send)
+            return
+        chunks: list[bytes] = []
+        size = 0
+        more = True
+        while more:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                return
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > self.limit:
+                await self._too_large(scope, receive, send)
+                return
+            chunks.append(chunk)
+            more = message.get("more_body", False)
+        body = b"".join(chunks)
+        if body and b"json" in headers.get(b"content-type", b"json"):
+            try:
+                body.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                error = InvalidInputError(
+                    f"the request body is not valid UTF-8 (byte {exc.start}); send UTF-8 JSON",
+                    field="(body)",
+                )
+                await error_response(error)(scope, receive, send)
+                return
+        sent = False
+
+        async def replay() -> Message:
+            nonlocal sent
+            if sent:
+                return await receive()
+            sent = True
+            return {"type": "http.request", "body": body, "more_body": False}
+
+        await self.app(scope, replay, send)
+
+    async def _too_large(self, scope: Scope, receive: Receive, send: Send) -> None:
+        error = ContentTooLargeError(
+            f"the request body is larger than {self.limit} bytes "
+            "(raise UNIMEM_MAX_BODY_BYTES, or send less)",
+            field="(body)",
+            limit=self.limit,
+        )
+        response = error_response(error)
+        response.headers["Connection"] = "close"
+        await response(scope, receive, send)
+
+
+class MetricsMiddleware:
+    """Observes every HTTP request's latency, labelled by route template and status."""
+
+    def __init__(self, app: ASGIApp, metrics: Metrics) -> None:
+        self.app = app
+        self.metrics = metrics
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        start = time.perf_counter()
+        status = 500
+
+        async def send_status(message: Message) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = message["status"]
+            await send(message)
+
+        try:
+            await self.app(scope, receive, send_status)
+        finally:
+            route: Any = scope.get("route")
+            template = getattr(route, "path", None)
+            if not isinstance(template, str) or template == "":
+                template = "<static>" if status < 400 else "<unmatched>"
+            self.metrics.requests.labels(scope["method"], template, str(status)).observe(
+                time.perf_counter() - start
+            )
+
+
+def _is_loopback(host: str) -> bool:
+    # TCP peers are always IP addresses; anything else (a unix socket path, an
+    # in-process test client) is on this machine by construction.
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return True
+
+
+class LoopbackOnlyMiddleware:
+    """Local mode (no JWT secret): answer only clients on this machine.
+
+    The CLI already refuses to bind anything but loopback; this guards servers
+    started another way (``uvicorn --factory --host 0.0.0.0``).
+    """
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        client = scope.get("client")
+        if scope["type"] in ("http", "websocket") and client and not _is_loopback(client[0]):
+            error = AuthError(
+                "this server runs in local mode and only answers loopback clients; "
+                "set UNIMEM_JWT_SECRET to serve other machines"
+            )
+            if scope["type"] == "http":
+                await error_response(error)(scope, receive, send)
+            else:
+                await send({"type": "websocket.close", "code": 4401})
+            return
+        await self.app(scope, receive, send)

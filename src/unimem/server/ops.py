@@ -1,0 +1,52 @@
+"""Health, readiness and metrics endpoints (outside ``/v1``, never rate limited)."""
+
+from __future__ import annotations
+
+import time
+
+from fastapi import APIRouter, Response
+from prometheus_client import CONTENT_TYPE_LATEST
+
+from ..errors import StoreError
+from .deps import MetricsDep, ServiceDep, SettingsDep
+from .schemas import Status
+
+__all__ = ["router"]
+
+router = APIRouter(tags=["ops"])
+
+
+@router.get("/healthz", operation_id="healthz", response_model=Status, summary="Liveness")
+async def healthz(settings: SettingsDep) -> Status:
+    """The process answers."""
+    return Status(status="ok", local_mode=settings.local_mode)
+
+
+@router.get(
+    "/readyz",
+    operation_id="readyz",
+    response_model=Status,
+    responses={503: {"model": Status, "description": "The store cannot be reached"}},
+    summary="Readiness: the store answers",
+)
+async def readyz(service: ServiceDep, metrics: MetricsDep) -> Response:
+    """Reads a session row from the store; 503 when it fails."""
+    start = time.perf_counter()
+    try:
+        await service.store.get_session("readyz-probe")
+    except (StoreError, OSError) as exc:
+        body = Status(status="unavailable", store=type(exc).__name__)
+        return Response(
+            body.model_dump_json(), 503, media_type="application/json", headers={"Retry-After": "1"}
+        )
+    finally:
+        metrics.store.labels("readyz", "probe").observe(time.perf_counter() - start)
+    return Response(
+        Status(status="ok", store="ok").model_dump_json(), 200, media_type="application/json"
+    )
+
+
+@router.get("/metrics", operation_id="metrics", include_in_schema=False)
+async def metrics_endpoint(metrics: MetricsDep) -> Response:
+    """Prometheus exposition format."""
+    return Response(metrics.render(), media_type=CONTENT_TYPE_LATEST)

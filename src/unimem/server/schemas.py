@@ -1,0 +1,93 @@
+"""Request and response bodies of the HTTP API that are not library models.
+
+Entries, events, contexts, sessions, settings and receipts are the library's
+own models (:mod:`unimem.models`), so the client and the service share them.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ..models import EventType, Mode, SessionInfo, SwitchTrigger
+
+__all__ = [
+    "EventIn",
+    "InterruptedIn",
+    "LanguageSwitchIn",
+    "LlmContextIn",
+    "LlmContextOut",
+    "ModeSwitchIn",
+    "SessionPage",
+    "Status",
+]
+
+
+class _Body(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class EventIn(_Body):
+    """An event to record in a session."""
+
+    event_type: EventType | str = Field(
+        description="snake_case name, e.g. topic_change", max_length=64
+    )
+    data: dict[str, Any] = Field(default_factory=dict)
+
+
+class ModeSwitchIn(_Body):
+    """A voice/text switch."""
+
+    from_mode: Mode
+    to_mode: Mode
+
+
+class LanguageSwitchIn(_Body):
+    """A language switch; languages are ISO 639 codes such as ``en`` or ``pt-BR``."""
+
+    from_language: str = Field(max_length=35)
+    to_language: str = Field(max_length=35)
+    trigger: SwitchTrigger = SwitchTrigger.USER_REQUEST
+
+
+class LlmContextIn(_Body):
+    """What to build an LLM prompt context for."""
+
+    current_query: str = Field(max_length=65536)
+    rag_results: list[str] | None = None
+    max_tokens: int = Field(default=4000, ge=1, le=1_000_000)
+    model: str = Field(default="gpt-4o", max_length=100)
+    budget_ms: float | None = Field(default=None, gt=0, le=60_000)
+
+
+class LlmContextOut(BaseModel):
+    """LLM-ready messages within the token limit, and what was degraded to fit."""
+
+    messages: list[dict[str, Any]]
+    token_count: int
+    degradations: list[str]
+
+
+class InterruptedIn(_Body):
+    """What the assistant actually said before the user barged in."""
+
+    spoken_text: str = Field(max_length=1_000_000)
+
+
+class SessionPage(BaseModel):
+    """One page of the caller's sessions, newest first."""
+
+    sessions: list[SessionInfo]
+    limit: int
+    offset: int
+    next_offset: int | None = Field(description="offset of the next page, null on the last")
+
+
+class Status(BaseModel):
+    """Health or readiness."""
+
+    status: Literal["ok", "unavailable"]
+    store: str | None = None
+    local_mode: bool | None = None
