@@ -1,0 +1,317 @@
+"""PostgreSQL side of the later layers: entry edits, cross-session recall,
+episodic facts and summaries, privacy deletion, retention sweep, export, audit.
+
+Mixed into :class:`~unimem.stores.postgres.PostgresStore`; every query filters
+by ``user_id`` first (or by a session, which belongs to one user), so each one
+stays on one shard when the tables are distributed by user.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from contextlib import AbstractAsyncContextManager
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+import asyncpg
+import orjson
+
+from ..errors import InvalidInputError
+from ..models import (
+    AuditRecord,
+    Fact,
+    MemoryEntry,
+    MemorySettings,
+    SessionInfo,
+    Summary,
+    entry_from_json,
+)
+from .base import DeleteScope, apply_entry_changes
+
+__all__ = ["LaterLayersMixin"]
+
+_KINDS = ("entries", "events", "sessions", "summaries", "facts")
+
+
+def _count(status: str) -> int:
+    """Rows affected, from a command tag such as ``DELETE 3``."""
+    return int(status.rsplit(" ", 1)[-1])
+
+
+class LaterLayersMixin:
+    """The ``DurableStore`` methods of the later layers, on asyncpg."""
+
+    if TYPE_CHECKING:
+
+        def _conn(self) -> AbstractAsyncContextManager[asyncpg.Connection]: ...
+
+        def forget(self, session_ids: Sequence[str] = (), *, everything: bool = False) -> None: ...
+
+    async def update_entry(
+        self, session_id: str, entry_id: str, changes: dict[str, Any]
+    ) -> MemoryEntry | None:
+        """Replace editable fields of a stored entry; ``None`` if unknown.
+
+        Raises:
+            InvalidInputError: a field that cannot change, or an invalid value.
+        """
+        async with self._conn() as conn, conn.transaction():
+            raw = await conn.fetchval(
+                "SELECT data FROM entries WHERE session_id = $1 AND id = $2 FOR UPDATE",
+                session_id,
+                entry_id,
+            )
+            if raw is None:
+                return None
+            updated = apply_entry_changes(entry_from_json(raw), changes)
+            await conn.execute(
+                "UPDATE entries SET data = $3::json, ts = $4 WHERE session_id = $1 AND id = $2",
+                session_id,
+                entry_id,
+                updated.model_dump_json(),
+                updated.timestamp,
+            )
+        return updated
+
+    async def recent_user_entries(
+        self, user_id: str, *, since: datetime, exclude_session: str | None, limit: int
+    ) -> list[MemoryEntry]:
+        """The user's last ``limit`` entries since ``since`` from other sessions, oldest first."""
+        if limit <= 0:
+            return []
+        async with self._conn() as conn:
+            rows = await conn.fetch(
+                "SELECT data FROM entries WHERE user_id = $1 AND ts >= $2 "
+                "AND ($3::text IS NULL OR session_id <> $3) "
+                "ORDER BY ts DESC, session_id, seq DESC LIMIT $4",
+                user_id,
+                since,
+                exclude_session,
+                limit,
+            )
+        return [entry_from_json(r[0]) for r in reversed(rows)]
+
+    # ------------------------------------------------------------------ episodic
+
+    async def put_fact(self, fact: Fact) -> Fact:
+        """Store (or replace, by id) a pinned fact of the user."""
+        async with self._conn() as conn:
+            await conn.execute(
+                "INSERT INTO facts (user_id, id, created_at, data) VALUES ($1, $2, $3, $4::json) "
+                "ON CONFLICT (user_id, id) DO UPDATE SET created_at = EXCLUDED.created_at, "
+                "data = EXCLUDED.data",
+                fact.user_id,
+                fact.id,
+                fact.created_at,
+                fact.model_dump_json(),
+            )
+        return fact
+
+    async def list_facts(self, user_id: str) -> list[Fact]:
+        """The user's facts, oldest first."""
+        async with self._conn() as conn:
+            rows = await conn.fetch(
+                "SELECT data FROM facts WHERE user_id = $1 ORDER BY created_at, id", user_id
+            )
+        return [Fact.model_validate_json(r[0]) for r in rows]
+
+    async def delete_fact(self, user_id: str, fact_id: str) -> bool:
+        """Delete one fact of the user; whether it existed."""
+        async with self._conn() as conn:
+            status = await conn.execute(
+                "DELETE FROM facts WHERE user_id = $1 AND id = $2", user_id, fact_id
+            )
+        return _count(status) > 0
+
+    async def put_summary(self, summary: Summary) -> None:
+        """Store (replace) the session's running summary."""
+        async with self._conn() as conn:
+            await conn.execute(
+                "INSERT INTO summaries (session_id, user_id, created_at, data) "
+                "VALUES ($1, $2, $3, $4::json) ON CONFLICT (session_id) DO UPDATE SET "
+                "user_id = EXCLUDED.user_id, created_at = EXCLUDED.created_at, "
+                "data = EXCLUDED.data",
+                summary.session_id,
+                summary.user_id,
+                summary.created_at,
+                summary.model_dump_json(),
+            )
+
+    async def get_summary(self, session_id: str) -> Summary | None:
+        """The session's running summary, or ``None``."""
+        async with self._conn() as conn:
+            raw = await conn.fetchval(
+                "SELECT data FROM summaries WHERE session_id = $1", session_id
+            )
+        return Summary.model_validate_json(raw) if raw is not None else None
+
+    # ------------------------------------------------------------------ privacy
+
+    async def delete_user_data(
+        self,
+        user_id: str,
+        *,
+        scope: DeleteScope,
+        since: datetime | None = None,
+        session_ids: Sequence[str] = (),
+    ) -> dict[str, int]:
+        """Delete a user's memory in one transaction; counts per kind.
+
+        Raises:
+            InvalidInputError: unknown scope, or ``day`` without ``since``.
+        """
+        counts = dict.fromkeys(_KINDS, 0)
+        async with self._conn() as conn, conn.transaction():
+            if scope == "all":
+                for kind in _KINDS:
+                    counts[kind] = _count(
+                        await conn.execute(f"DELETE FROM {kind} WHERE user_id = $1", user_id)
+                    )
+                self.forget(everything=True)
+            elif scope == "day":
+                if since is None:
+                    raise InvalidInputError("scope 'day' needs `since`", field="since")
+                touched: set[str] = set()
+                for kind in ("entries", "events"):
+                    rows = await conn.fetch(
+                        f"DELETE FROM {kind} WHERE user_id = $1 AND ts >= $2 RETURNING session_id",
+                        user_id,
+                        since,
+                    )
+                    counts[kind] = len(rows)
+                    touched.update(r[0] for r in rows)
+                ids = sorted(touched)
+                counts["summaries"] = _count(
+                    await conn.execute(
+                        "DELETE FROM summaries WHERE user_id = $1 AND session_id = ANY($2)",
+                        user_id,
+                        ids,
+                    )
+                )
+                # a session left with nothing in it goes too (its state names languages)
+                counts["sessions"] = _count(
+                    await conn.execute(
+                        "DELETE FROM sessions s WHERE s.user_id = $1 AND s.session_id = ANY($2) "
+                        "AND NOT EXISTS (SELECT 1 FROM entries e WHERE e.session_id = s.session_id)"
+                        " AND NOT EXISTS "
+                        "(SELECT 1 FROM events v WHERE v.session_id = s.session_id)",
+                        user_id,
+                        ids,
+                    )
+                )
+                counts["facts"] = _count(
+                    await conn.execute(
+                        "DELETE FROM facts WHERE user_id = $1 AND created_at >= $2", user_id, since
+                    )
+                )
+                self.forget(ids)
+            elif scope == "session":
+                ids = list(session_ids)
+                for kind in ("entries", "events", "summaries", "sessions"):
+                    counts[kind] = _count(
+                        await conn.execute(
+                            f"DELETE FROM {kind} WHERE user_id = $1 AND session_id = ANY($2)",
+                            user_id,
+                            ids,
+                        )
+                    )
+                self.forget(ids)
+            else:
+                raise InvalidInputError(
+                    f"scope must be session, day or all, got {scope!r}", field="scope"
+                )
+        return counts
+
+    async def sweep_expired(self, *, now: datetime, default_retention_days: int) -> int:
+        """Delete entries, events and summaries past their user's retention, and
+        sessions left empty and idle since; facts stay. Returns how many rows."""
+        # each row's cutoff is its owner's retention_days, else the default
+        cutoff = (
+            "$1::timestamptz - make_interval(days => COALESCE(("
+            "SELECT (s.data->>'retention_days')::int "
+            "FROM settings s WHERE s.user_id = {t}.user_id), $2))"
+        )
+        total = 0
+        async with self._conn() as conn, conn.transaction():
+            for table, column in (
+                ("entries", "ts"),
+                ("events", "ts"),
+                ("summaries", "created_at"),
+            ):
+                total += _count(
+                    await conn.execute(
+                        f"DELETE FROM {table} WHERE {column} < {cutoff.format(t=table)}",
+                        now,
+                        default_retention_days,
+                    )
+                )
+            rows = await conn.fetch(
+                f"DELETE FROM sessions WHERE last_active_at < {cutoff.format(t='sessions')} "
+                "AND NOT EXISTS (SELECT 1 FROM entries e WHERE e.session_id = sessions.session_id)"
+                " AND NOT EXISTS "
+                "(SELECT 1 FROM events v WHERE v.session_id = sessions.session_id) "
+                "RETURNING session_id",
+                now,
+                default_retention_days,
+            )
+            total += len(rows)
+            total += _count(
+                await conn.execute(
+                    "DELETE FROM summaries WHERE session_id = ANY($1)", [r[0] for r in rows]
+                )
+            )
+        self.forget([r[0] for r in rows])
+        return total
+
+    async def export_user(self, user_id: str) -> dict[str, Any]:
+        """Everything stored about the user, JSON-ready, sessions oldest first."""
+        async with self._conn() as conn:
+            settings = await conn.fetchval("SELECT data FROM settings WHERE user_id = $1", user_id)
+            found: dict[str, list[Any]] = {}
+            for kind in ("sessions", "entries", "events", "summaries"):
+                found[kind] = await conn.fetch(
+                    f"SELECT session_id, data FROM {kind} WHERE user_id = $1", user_id
+                )
+        states = sorted(
+            (SessionInfo.model_validate_json(r[1]) for r in found["sessions"]),
+            key=lambda s: (s.started_at, s.session_id),
+        )
+        order = {s.session_id: i for i, s in enumerate(states)}
+
+        def rows(kind: str) -> list[Any]:
+            items = [orjson.loads(r[1]) for r in found[kind]]
+            items.sort(key=lambda d: (order.get(d["session_id"], len(order)), d.get("seq") or 0))
+            return items
+
+        return {
+            "settings": (
+                MemorySettings.model_validate_json(settings).model_dump(mode="json")
+                if settings
+                else None
+            ),
+            "sessions": [s.model_dump(mode="json") for s in states],
+            "entries": rows("entries"),
+            "events": rows("events"),
+            "facts": [f.model_dump(mode="json") for f in await self.list_facts(user_id)],
+            "summaries": rows("summaries"),
+        }
+
+    async def append_audit(self, record: AuditRecord) -> None:
+        """Append to the audit log."""
+        async with self._conn() as conn:
+            await conn.execute(
+                "INSERT INTO audit (user_id, ts, data) VALUES ($1, $2, $3::json)",
+                record.user_id,
+                record.timestamp,
+                record.model_dump_json(),
+            )
+
+    async def list_audit(self, user_id: str, *, limit: int) -> list[AuditRecord]:
+        """The last ``limit`` audit records about the user, oldest first."""
+        async with self._conn() as conn:
+            rows = await conn.fetch(
+                "SELECT data FROM audit WHERE user_id = $1 ORDER BY pos DESC LIMIT $2",
+                user_id,
+                limit,
+            )
+        return [AuditRecord.model_validate_json(r[0]) for r in reversed(rows)]

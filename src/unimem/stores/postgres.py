@@ -1,0 +1,497 @@
+"""PostgreSQL store: the long-term and episodic layers (``postgresql://...``).
+
+One append is one transaction. The session row carries a ``version`` that
+every state change increments; the entry, its events and the new session
+state are written by one statement that only applies when the version is
+still the one the plan was made from (compare-and-set). So:
+
+* a process that wrote the session last plans from its cached state and
+  commits in **one round trip** (autocommit: one statement, one transaction);
+* a process whose cache is stale (another process wrote) sees the CAS miss and
+  falls back to ``SELECT ... FOR UPDATE`` inside an explicit transaction,
+  which waits for the other writer and plans from the committed state.
+
+Either way ``seq`` is gap-free and ``(session_id, seq)`` is the primary key,
+so two writers can never both claim a number. ``(session_id, id)`` is unique:
+a retry with the same entry id returns the stored entry (``created=False``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import OrderedDict
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
+from datetime import UTC, datetime
+from typing import Any, cast
+
+import asyncpg
+
+from ..errors import SessionNotFoundError, StoreUnavailableError
+from ..models import (
+    MemoryEntry,
+    MemoryEvent,
+    MemorySettings,
+    SessionInfo,
+    entry_from_json,
+    event_from_json,
+)
+from .base import AppendResult, ContextSnapshot, DeleteScope, plan_close, plan_entry, plan_event
+from .pg_later import LaterLayersMixin
+from .pg_migrations import SCHEMA_VERSION, apply_migrations, schema_version
+
+__all__ = ["PostgresMemoryStore", "PostgresStore"]
+
+_UNAVAILABLE: tuple[type[BaseException], ...] = (
+    OSError,
+    TimeoutError,
+    asyncpg.PostgresConnectionError,
+    asyncpg.InterfaceError,
+    asyncpg.exceptions.OperatorInterventionError,
+    asyncpg.exceptions.InsufficientResourcesError,
+)
+
+_STATE = """
+SELECT s.data, s.version,
+       (SELECT e.data FROM entries e WHERE e.session_id = $1 AND e.id = $2 AND e.user_id = $3)
+FROM sessions s WHERE s.session_id = $1
+"""
+# $1 session, $2 user, $3 new version, $4 last active, $5 state json, $6 expected version,
+# $7 seq, $8 entry id, $9 entry ts, $10 entry json, $11.. event columns
+_WRITE_TAIL = """
+, e AS (
+    INSERT INTO entries (session_id, seq, id, user_id, ts, data)
+    SELECT $1, $7, $8, $2, $9, $10::json FROM s WHERE $7::bigint IS NOT NULL RETURNING 1
+), ev AS (
+    INSERT INTO events (session_id, seq, id, user_id, event_type, ts, data)
+    SELECT $1, u.seq, u.id, $2, u.t, u.ts, u.d::json
+    FROM s, unnest($11::bigint[], $12::text[], $13::text[], $14::timestamptz[], $15::text[])
+         AS u(seq, id, t, ts, d)
+    RETURNING 1
+)
+SELECT count(*) FROM s
+"""
+_WRITE_NEW = (
+    """
+WITH s AS (
+    INSERT INTO sessions (session_id, user_id, version, last_active_at, data)
+    SELECT $1, $2, $3, $4, $5::json WHERE $6::bigint = 0
+    ON CONFLICT (session_id) DO NOTHING RETURNING 1
+)"""
+    + _WRITE_TAIL
+)
+_WRITE_EXISTING = (
+    """
+WITH s AS (
+    UPDATE sessions SET version = $3, last_active_at = $4, data = $5::json
+    WHERE session_id = $1 AND user_id = $2 AND version = $6 RETURNING 1
+)"""
+    + _WRITE_TAIL
+)
+
+
+def _translate(exc: BaseException) -> StoreUnavailableError:
+    return StoreUnavailableError(
+        f"PostgreSQL is unreachable ({type(exc).__name__}); nothing was written, retry later"
+    )
+
+
+class _CachedState:
+    __slots__ = ("state", "version")
+
+    def __init__(self, state: SessionInfo, version: int) -> None:
+        self.state = state
+        self.version = version
+
+
+class PostgresStore(LaterLayersMixin):
+    """Durable store on PostgreSQL through an asyncpg pool.
+
+    Args:
+        dsn: ``postgresql://user@host:port/db``.
+        schema: schema to create and use (``search_path``); default ``public``.
+        migrate: apply pending migrations in :meth:`setup` (otherwise refuse an
+            out-of-date schema with ``SchemaError``; run ``unimem migrate``).
+        min_size, max_size: pool bounds.
+        timeout: seconds to connect and per statement.
+    """
+
+    def __init__(
+        self,
+        dsn: str,
+        *,
+        schema: str | None = None,
+        migrate: bool = True,
+        min_size: int = 1,
+        max_size: int = 10,
+        timeout: float = 10.0,
+        state_cache_size: int = 10_000,
+    ) -> None:
+        self.dsn = dsn
+        self.schema = schema
+        self._migrate = migrate
+        self._min, self._max, self._timeout = min_size, max_size, timeout
+        self._pool: asyncpg.Pool | None = None
+        self._states: OrderedDict[str, _CachedState] = OrderedDict()
+        self._state_cache_size = state_cache_size
+        self._locks: dict[str, asyncio.Lock] = {}
+
+    @classmethod
+    def from_url(cls, url: str, **kwargs: Any) -> PostgresStore:
+        """A store on ``postgresql://...`` (or ``postgres://...``)."""
+        return cls(url, **kwargs)
+
+    # ------------------------------------------------------------------ life cycle
+
+    async def setup(self) -> None:
+        """Open the pool, create the schema and apply migrations. Idempotent.
+
+        Raises:
+            StoreUnavailableError: PostgreSQL cannot be reached.
+            SchemaError: the schema is too old (``migrate=False``) or too new.
+        """
+        if self._pool is not None:
+            return
+        settings = {"search_path": self.schema} if self.schema else {}
+        try:
+            if self.schema:
+                conn = await asyncpg.connect(self.dsn, timeout=self._timeout)
+                try:
+                    await conn.execute(f'CREATE SCHEMA IF NOT EXISTS "{self.schema}"')
+                finally:
+                    await conn.close()
+            pool = await asyncpg.create_pool(
+                self.dsn,
+                min_size=self._min,
+                max_size=self._max,
+                timeout=self._timeout,
+                command_timeout=self._timeout,
+                server_settings=settings,
+            )
+        except _UNAVAILABLE as exc:
+            raise _translate(exc) from exc
+        self._pool = pool
+        try:
+            if self._migrate:
+                await self.migrate()
+            else:
+                await self._check_schema()
+        except BaseException:
+            await self.aclose()
+            raise
+
+    async def aclose(self) -> None:
+        """Close the pool. Idempotent."""
+        pool, self._pool = self._pool, None
+        self._states.clear()
+        if pool is not None:
+            await pool.close()
+
+    async def migrate(self, *, target: int | None = None) -> list[int]:
+        """Apply pending migrations (up to ``target``); returns the versions applied."""
+        async with self._conn() as conn:
+            return await apply_migrations(conn, target=target)
+
+    async def schema_version(self) -> int:
+        """The schema version of the database (0 when never migrated)."""
+        async with self._conn() as conn:
+            return await schema_version(conn)
+
+    async def _check_schema(self) -> None:
+        from ..errors import SchemaError
+
+        version = await self.schema_version()
+        if version != SCHEMA_VERSION:
+            raise SchemaError(
+                f"the database has unimem schema version {version}, this unimem needs "
+                f"{SCHEMA_VERSION}; run `unimem migrate`"
+            )
+
+    @asynccontextmanager
+    async def _conn(self) -> AsyncIterator[asyncpg.Connection]:
+        if self._pool is None:
+            raise StoreUnavailableError("the PostgreSQL store is not open; call setup() first")
+        try:
+            async with self._pool.acquire() as conn:
+                yield cast(asyncpg.Connection, conn)
+        except _UNAVAILABLE as exc:
+            raise _translate(exc) from exc
+
+    # ------------------------------------------------------------------ writes
+
+    def _lock(self, session_id: str) -> asyncio.Lock:
+        lock = self._locks.get(session_id)
+        if lock is None:
+            lock = self._locks[session_id] = asyncio.Lock()
+        return lock
+
+    @asynccontextmanager
+    async def _serial(self, session_id: str) -> AsyncIterator[None]:
+        """Appends of one session in this process run one at a time, so the
+        cached state stays current and the CAS fast path nearly always hits."""
+        lock = self._lock(session_id)
+        try:
+            async with lock:
+                yield
+        finally:
+            if not lock.locked() and self._locks.get(session_id) is lock:
+                del self._locks[session_id]
+
+    def _remember(self, state: SessionInfo, version: int) -> None:
+        self._states[state.session_id] = _CachedState(state, version)
+        self._states.move_to_end(state.session_id)
+        while len(self._states) > self._state_cache_size:
+            self._states.popitem(last=False)
+
+    def forget(self, session_ids: Sequence[str] = (), *, everything: bool = False) -> None:
+        """Drop cached session states (after deletions)."""
+        if everything:
+            self._states.clear()
+        for sid in session_ids:
+            self._states.pop(sid, None)
+
+    async def _write(
+        self,
+        conn: asyncpg.Connection,
+        state: SessionInfo,
+        expected: int,
+        entry: MemoryEntry | None,
+        events: list[MemoryEvent],
+    ) -> bool:
+        sql = _WRITE_NEW if expected == 0 else _WRITE_EXISTING
+        count = await conn.fetchval(
+            sql,
+            state.session_id,
+            state.user_id,
+            expected + 1,
+            state.last_active_at,
+            state.model_dump_json(),
+            expected,
+            entry.seq if entry else None,
+            entry.id if entry else None,
+            entry.timestamp if entry else None,
+            entry.model_dump_json() if entry else None,
+            [e.seq for e in events],
+            [e.id for e in events],
+            [e.event_type for e in events],
+            [e.timestamp for e in events],
+            [e.model_dump_json() for e in events],
+        )
+        return bool(count)
+
+    async def append_entry(self, entry: MemoryEntry, *, trigger: str | None = None) -> AppendResult:
+        async with self._serial(entry.session_id), self._conn() as conn:
+            cached = self._states.get(entry.session_id)
+            if cached is not None:
+                state, stored, events = plan_entry(cached.state, entry, trigger=trigger)
+                try:
+                    if await self._write(conn, state, cached.version, stored, events):
+                        self._remember(state, cached.version + 1)
+                        return AppendResult(stored, events, created=True, session=state)
+                except asyncpg.UniqueViolationError:
+                    pass  # a retried id (or a stale cache): settle it under the lock
+            return await self._append_locked(conn, entry, trigger)
+
+    async def _append_locked(
+        self, conn: asyncpg.Connection, entry: MemoryEntry, trigger: str | None
+    ) -> AppendResult:
+        for _ in range(3):
+            async with conn.transaction():
+                row = await conn.fetchrow(
+                    _STATE + " FOR UPDATE OF s", entry.session_id, entry.id, entry.user_id
+                )
+                state = SessionInfo.model_validate_json(row[0]) if row else None
+                version = row[1] if row else 0
+                if row is not None and row[2] is not None:
+                    assert state is not None
+                    self._remember(state, version)
+                    return AppendResult(entry_from_json(row[2]), [], created=False, session=state)
+                new_state, stored, events = plan_entry(state, entry, trigger=trigger)
+                if await self._write(conn, new_state, version, stored, events):
+                    self._remember(new_state, version + 1)
+                    return AppendResult(stored, events, created=True, session=new_state)
+            # a first write to a new session raced another process's: plan again
+        raise StoreUnavailableError("session write kept conflicting; retry")
+
+    async def _mutate(self, session_id: str, change: Any) -> tuple[SessionInfo, Any]:
+        """Run ``change(state) -> (new_state, event | None, result)`` under the row lock."""
+        async with self._serial(session_id), self._conn() as conn:
+            for _ in range(3):
+                async with conn.transaction():
+                    row = await conn.fetchrow(_STATE + " FOR UPDATE OF s", session_id, "", "")
+                    state = SessionInfo.model_validate_json(row[0]) if row else None
+                    version = row[1] if row else 0
+                    new_state, event, result = change(state)
+                    if new_state is state:
+                        assert state is not None
+                        return state, result
+                    events = [event] if event is not None else []
+                    if await self._write(conn, new_state, version, None, events):
+                        self._remember(new_state, version + 1)
+                        return new_state, result
+        raise StoreUnavailableError("session write kept conflicting; retry")
+
+    async def append_event(self, event: MemoryEvent) -> MemoryEvent:
+        def change(state: SessionInfo | None) -> tuple[SessionInfo, MemoryEvent, MemoryEvent]:
+            new_state, stored = plan_event(state, event)
+            return new_state, stored, stored
+
+        _, stored = await self._mutate(event.session_id, change)
+        return stored  # type: ignore[no-any-return]
+
+    async def close_session(self, session_id: str, *, now: datetime) -> SessionInfo:
+        def change(state: SessionInfo | None) -> tuple[SessionInfo, None, None]:
+            return plan_close(state, session_id, None, now), None, None
+
+        state, _ = await self._mutate(session_id, change)
+        return state
+
+    async def put_settings(self, user_id: str, settings: MemorySettings) -> None:
+        async with self._conn() as conn:
+            await conn.execute(
+                "INSERT INTO settings (user_id, data) VALUES ($1, $2::json) "
+                "ON CONFLICT (user_id) DO UPDATE SET data = EXCLUDED.data",
+                user_id,
+                settings.model_dump_json(),
+            )
+
+    # ------------------------------------------------------------------ reads
+
+    async def get_session(self, session_id: str) -> SessionInfo | None:
+        async with self._conn() as conn:
+            raw = await conn.fetchval("SELECT data FROM sessions WHERE session_id = $1", session_id)
+        return SessionInfo.model_validate_json(raw) if raw is not None else None
+
+    async def get_entries(
+        self, session_id: str, *, limit: int, before_seq: int | None = None
+    ) -> list[MemoryEntry]:
+        if limit <= 0:
+            return []
+        async with self._conn() as conn:
+            rows = await conn.fetch(
+                "SELECT data FROM entries WHERE session_id = $1 AND seq < $2 "
+                "ORDER BY seq DESC LIMIT $3",
+                session_id,
+                before_seq if before_seq is not None else 2**62,
+                limit,
+            )
+        return [entry_from_json(r[0]) for r in reversed(rows)]
+
+    async def get_entry(self, session_id: str, entry_id: str) -> MemoryEntry | None:
+        async with self._conn() as conn:
+            raw = await conn.fetchval(
+                "SELECT data FROM entries WHERE session_id = $1 AND id = $2", session_id, entry_id
+            )
+        return entry_from_json(raw) if raw is not None else None
+
+    async def get_events(
+        self, session_id: str, *, event_type: str | None = None, limit: int
+    ) -> list[MemoryEvent]:
+        if limit <= 0:
+            return []
+        async with self._conn() as conn:
+            rows = await conn.fetch(
+                "SELECT data FROM events WHERE session_id = $1 "
+                "AND ($2::text IS NULL OR event_type = $2) ORDER BY seq DESC LIMIT $3",
+                session_id,
+                event_type,
+                limit,
+            )
+        return [event_from_json(r[0]) for r in reversed(rows)]
+
+    async def load_context(
+        self, session_id: str, *, max_messages: int, event_limit: int
+    ) -> ContextSnapshot:
+        """Session, last messages, last switch events and settings in one query."""
+        async with self._conn() as conn:
+            row = await conn.fetchrow(_CONTEXT, session_id, max_messages, event_limit)
+        if row is None or row[0] is None:
+            return ContextSnapshot(None, [], [], [], None)
+        return ContextSnapshot(
+            session=SessionInfo.model_validate_json(row[0]),
+            entries=[entry_from_json(r) for r in reversed(row[1] or [])],
+            language_events=[event_from_json(r) for r in reversed(row[2] or [])],
+            mode_events=[event_from_json(r) for r in reversed(row[3] or [])],
+            settings=MemorySettings.model_validate_json(row[4]) if row[4] else None,
+        )
+
+    async def get_settings(self, user_id: str) -> MemorySettings | None:
+        async with self._conn() as conn:
+            raw = await conn.fetchval("SELECT data FROM settings WHERE user_id = $1", user_id)
+        return MemorySettings.model_validate_json(raw) if raw is not None else None
+
+    async def list_sessions(
+        self, user_id: str, *, limit: int, offset: int = 0
+    ) -> list[SessionInfo]:
+        async with self._conn() as conn:
+            rows = await conn.fetch(
+                "SELECT data FROM sessions WHERE user_id = $1 "
+                "ORDER BY last_active_at DESC, session_id DESC LIMIT $2 OFFSET $3",
+                user_id,
+                limit,
+                offset,
+            )
+        return [SessionInfo.model_validate_json(r[0]) for r in rows]
+
+
+def _events_of(kind: str) -> str:
+    return (
+        "ARRAY(SELECT data::text FROM events WHERE session_id = $1 AND event_type = "
+        f"'{kind}' ORDER BY seq DESC LIMIT $3)"
+    )
+
+
+_CONTEXT = f"""
+SELECT s.data::text,
+       ARRAY(SELECT data::text FROM entries WHERE session_id = $1 ORDER BY seq DESC LIMIT $2),
+       {_events_of("language_switch")},
+       {_events_of("mode_switch")},
+       (SELECT data::text FROM settings WHERE user_id = s.user_id)
+FROM sessions s WHERE s.session_id = $1
+"""
+
+
+class PostgresMemoryStore:
+    """The spec's long-term store, as a thin face over :class:`PostgresStore`.
+
+    Entries are appended one transaction each (idempotent by id), never
+    rewritten as a whole list.
+    """
+
+    def __init__(self, store: PostgresStore) -> None:
+        self.store = store
+
+    async def save_conversation(
+        self, user_id: str, session_id: str, entries: Sequence[MemoryEntry]
+    ) -> list[MemoryEntry]:
+        """Store ``entries`` (already validated, ids set) in ``session_id``; a retry is a no-op.
+
+        Raises:
+            SessionNotFoundError: the session belongs to another user.
+            StoreUnavailableError: PostgreSQL is down; entries before it stay stored.
+        """
+        stored: list[MemoryEntry] = []
+        for entry in entries:
+            if entry.session_id and entry.session_id != session_id:
+                raise SessionNotFoundError(f"entry belongs to another session than {session_id!r}")
+            ready = entry.model_copy(
+                update={
+                    "session_id": session_id,
+                    "user_id": user_id,
+                    "timestamp": entry.timestamp or datetime.now(UTC),
+                    "seq": None,
+                }
+            )
+            stored.append((await self.store.append_entry(ready)).entry)
+        return stored
+
+    async def delete_today(self, user_id: str, *, now: datetime | None = None) -> dict[str, int]:
+        """Delete the user's entries and events since midnight UTC; counts per kind."""
+        now = now or datetime.now(UTC)
+        midnight = now.replace(hour=0, minute=0, second=0, microsecond=0)
+        return await self.store.delete_user_data(user_id, scope="day", since=midnight)
+
+    async def delete_all(self, user_id: str) -> dict[str, int]:
+        """Delete everything of the user but settings and the audit log; counts per kind."""
+        scope: DeleteScope = "all"
+        return await self.store.delete_user_data(user_id, scope=scope)
