@@ -7,7 +7,8 @@ to live listeners. Stores never see unvalidated input.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
 from types import TracebackType
 from typing import Any, Self
 
@@ -16,7 +17,9 @@ from .errors import InvalidInputError, SessionNotFoundError
 from .ids import new_id
 from .live import LiveBus
 from .models import (
+    AuditRecord,
     ConversationContext,
+    DeletionReceipt,
     EventType,
     MemoryEntry,
     MemoryEvent,
@@ -27,13 +30,24 @@ from .models import (
     SwitchTrigger,
     utcnow,
 )
+from .privacy.operations import (
+    SYSTEM_USER,
+    all_session_ids,
+    audit_record,
+    check_scope,
+    live_session_ids,
+    start_of_day,
+)
 from .stores import DurableStore, InMemoryStore, durable_store_from_url
+from .stores.base import DeleteScope
 from .validation import check_content_size, check_id, check_range
 
 __all__ = ["UnifiedMemoryService"]
 
 #: How many language and mode events a context carries.
 CONTEXT_EVENT_LIMIT = 5
+#: Most audit records an export (or one ``list_audit`` call) returns.
+AUDIT_EXPORT_LIMIT = 100_000
 
 
 def _enum_value(value: Any, enum: type[Mode] | type[SwitchTrigger], field: str) -> str:
@@ -389,16 +403,216 @@ class UnifiedMemoryService:
         return stored or MemorySettings()
 
     async def update_settings(
-        self, user_id: str | None, settings: MemorySettings | Mapping[str, Any]
+        self,
+        user_id: str | None,
+        settings: MemorySettings | Mapping[str, Any],
+        *,
+        actor: str | None = None,
     ) -> MemorySettings:
-        """Replace the user's settings; a dict may name only the fields to change."""
+        """Replace the user's settings; a dict may name only the fields to change.
+
+        The change is audited (``settings_change``: the fields changed and their
+        new values, which are flags and a number of days, never content);
+        ``actor`` is who made it (the user by default).
+        """
         user = self._user(user_id)
+        current = await self.get_settings(user)
         if isinstance(settings, MemorySettings):
             new = settings
         elif isinstance(settings, Mapping):
-            current = await self.get_settings(user)
             new = MemorySettings.model_validate({**current.model_dump(), **dict(settings)})
         else:
             raise InvalidInputError("settings must be MemorySettings or a dict", field="settings")
-        await (await self._store()).put_settings(user, new)
+        store = await self._store()
+        await store.put_settings(user, new)
+        old, now_set = current.model_dump(), new.model_dump()
+        changed = {k: v for k, v in now_set.items() if old[k] != v}
+        await store.append_audit(
+            audit_record("settings_change", user, actor=actor, now=utcnow(), details=changed)
+        )
         return new
+
+    # ------------------------------------------------------------------ privacy operations
+
+    async def delete_user_memory(
+        self,
+        user_id: str | None,
+        scope: DeleteScope | str,
+        *,
+        tz: str | None = None,
+        session_id: str | None = None,
+        actor: str | None = None,
+    ) -> DeletionReceipt:
+        """Delete a user's memory and return what was removed, counted per layer.
+
+        ``scope``: ``session`` deletes the user's live (not closed) sessions, or
+        only ``session_id`` when given; ``day`` deletes everything written since
+        today's midnight in ``tz`` (an IANA name; UTC by default); ``all``
+        deletes every layer (entries, events, sessions, summaries, facts, the
+        session cache) and keeps the settings and the audit log.
+
+        A write racing the deletion: the deletion is one atomic step in the
+        durable store's commit order. What was committed before it is gone;
+        what commits after it is kept as a new message (on the embedded stores
+        the service stamps entries right before committing, so that is the same
+        as: entries timestamped before ``receipt.deleted_at`` are gone).
+
+        The deletion is audited (``delete``: scope and counts). Live listeners
+        of each deleted session receive a ``memory_deleted`` event (not stored).
+
+        Raises:
+            InvalidInputError: bad scope, time zone, or ``session_id`` with
+                another scope than ``session``.
+            SessionNotFoundError: ``session_id`` belongs to another user.
+        """
+        user = self._user(user_id)
+        kind = check_scope(scope)
+        if session_id is not None and kind != "session":
+            raise InvalidInputError(
+                "session_id applies to scope 'session' only", field="session_id"
+            )
+        store = await self._store()
+        if kind == "session":
+            if session_id is not None:
+                check_id(session_id, "session_id")
+                await self._owned_session(session_id, user)
+                ids = [session_id]
+            else:
+                ids = await live_session_ids(store, user)
+        else:
+            ids = await all_session_ids(store, user)
+        now = utcnow()
+        since = start_of_day(now, tz) if kind == "day" else None
+        counts = await store.delete_user_data(user, scope=kind, since=since, session_ids=ids)
+        counts.update(await self._cache_delete_user(user, scope=kind, since=since, session_ids=ids))
+        receipt = DeletionReceipt(user_id=user, scope=kind, deleted_at=now, counts=counts)
+        details: dict[str, Any] = {"scope": kind, "counts": counts, "sessions": len(ids)}
+        if since is not None:
+            details["since"] = since.isoformat()
+        await store.append_audit(
+            audit_record(
+                "delete", user, actor=actor, now=now, session_id=session_id, details=details
+            )
+        )
+        for sid in ids:
+            self.live.publish(
+                sid,
+                "event",
+                MemoryEvent.model_construct(
+                    id=new_id(),
+                    session_id=sid,
+                    user_id=user,
+                    seq=None,
+                    event_type="memory_deleted",
+                    timestamp=now,
+                    data={"scope": kind},
+                ),
+            )
+        return receipt
+
+    async def _cache_delete_user(
+        self,
+        user_id: str,
+        *,
+        scope: DeleteScope,
+        since: datetime | None,
+        session_ids: Sequence[str],
+    ) -> dict[str, int]:
+        """Clear the user's data from the session cache, if the service has one.
+
+        Hook for the cache layer: an object at ``self.cache`` with
+        ``async delete_user(user_id, *, scope, since, session_ids) -> dict[str, int]``
+        (same arguments as ``DurableStore.delete_user_data``). Its counts appear
+        in the receipt prefixed ``cache_``. Runs after the durable deletion so
+        that a cache rebuilt in between finds nothing to rebuild from.
+        """
+        delete = getattr(getattr(self, "cache", None), "delete_user", None)
+        if delete is None:
+            return {}
+        counts = await delete(user_id, scope=scope, since=since, session_ids=session_ids)
+        return {f"cache_{kind}": int(n) for kind, n in dict(counts).items()}
+
+    async def export_user_memory(
+        self, user_id: str | None, *, actor: str | None = None
+    ) -> dict[str, Any]:
+        """Everything stored about the user, JSON-ready (data portability).
+
+        Keys: ``format``, ``user_id``, ``exported_at``, ``settings``,
+        ``sessions``, ``entries``, ``events``, ``facts``, ``summaries`` and
+        ``audit`` (the audit records about the user). The export is audited.
+        """
+        user = self._user(user_id)
+        store = await self._store()
+        now = utcnow()
+        data = await store.export_user(user)
+        audit = await store.list_audit(user, limit=AUDIT_EXPORT_LIMIT)
+        data["audit"] = [r.model_dump(mode="json") for r in audit]
+        counts = {k: len(v) for k, v in data.items() if isinstance(v, list)}
+        await store.append_audit(audit_record("export", user, actor=actor, now=now, details=counts))
+        return {
+            "format": "unimem-export/1",
+            "user_id": user,
+            "exported_at": now.isoformat(),
+            **data,
+        }
+
+    async def sweep_retention(
+        self, now: datetime | None = None, *, default_retention_days: int | None = None
+    ) -> int:
+        """Delete (not hide) every entry and event older than its owner's
+        ``retention_days``; returns how many rows were deleted.
+
+        ``default_retention_days`` applies to users who never set theirs (the
+        ``MemorySettings`` default otherwise). ``unimem sweep`` and the
+        server's periodic job call this. A sweep that deleted something is
+        audited under the user id ``"*"``.
+        """
+        if now is None:
+            when = utcnow()
+        else:  # a naive time is taken as UTC, like every timestamp unimem stores
+            when = now.replace(tzinfo=UTC) if now.tzinfo is None else now.astimezone(UTC)
+        days = default_retention_days or MemorySettings().retention_days
+        check_range(days, "default_retention_days", 1, 36500)
+        deleted = await (await self._store()).sweep_expired(now=when, default_retention_days=days)
+        if deleted:
+            await self.store.append_audit(
+                audit_record(
+                    "sweep",
+                    SYSTEM_USER,
+                    actor="system",
+                    now=utcnow(),
+                    details={"deleted": deleted, "default_retention_days": days},
+                )
+            )
+        return deleted
+
+    async def list_audit(self, user_id: str | None, *, limit: int = 100) -> list[AuditRecord]:
+        """The last ``limit`` audit records about the user, oldest first
+        (``"*"`` for the retention sweeps)."""
+        check_range(limit, "limit", 1, AUDIT_EXPORT_LIMIT)
+        user = user_id if user_id == SYSTEM_USER else self._user(user_id)
+        return await (await self._store()).list_audit(user, limit=limit)
+
+    async def record_audit(
+        self,
+        user_id: str,
+        action: str,
+        *,
+        actor: str,
+        session_id: str | None = None,
+        details: Mapping[str, Any] | None = None,
+    ) -> AuditRecord:
+        """Append an audit record made outside the service (e.g. the HTTP API
+        recording that ``actor`` read ``user_id``'s memory). ``details`` must
+        hold ids and counts only, never content."""
+        record = AuditRecord(
+            id=new_id(),
+            timestamp=utcnow(),
+            actor=check_id(actor, "actor"),
+            action=action,
+            user_id=self._user(user_id),
+            session_id=session_id,
+            details=dict(details or {}),
+        )
+        await (await self._store()).append_audit(record)
+        return record

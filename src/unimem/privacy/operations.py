@@ -8,7 +8,7 @@ without a store.
 from __future__ import annotations
 
 from datetime import UTC, datetime, time
-from typing import Any, Literal, cast
+from typing import Any, Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from ..errors import InvalidInputError
@@ -44,7 +44,7 @@ def check_scope(scope: object) -> DeleteScope:
         raise InvalidInputError(
             f"scope must be one of session, day, all; got {scope!r}", field="scope"
         )
-    return cast(DeleteScope, scope)
+    return scope
 
 
 def start_of_day(now: datetime, tz: str | None = None) -> datetime:

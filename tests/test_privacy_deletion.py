@@ -1,0 +1,189 @@
+"""delete_user_memory, export_user_memory, sweep_retention and the audit log, on every backend."""
+
+import asyncio
+import json
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+
+from unimem import (
+    InvalidInputError,
+    MemoryEntry,
+    SessionNotFoundError,
+    UnifiedMemoryService,
+)
+from unimem.privacy.operations import start_of_day
+from unimem.stores import InMemoryStore, SQLiteStore
+
+DAY = timedelta(days=1)
+SECRET = "Jane Doe lives at 12 Elm Street"  # stands for content that must never be audited
+
+
+def user(content: str, **kw: Any) -> MemoryEntry:
+    return MemoryEntry(role="user", content=content, **kw)
+
+
+async def add(svc: UnifiedMemoryService, sid: str, text: str, uid: str = "u1", **kw: Any):
+    return await svc.add_entry(session_id=sid, entry=user(text, **kw), user_id=uid)
+
+
+async def contents(svc: UnifiedMemoryService, uid: str = "u1") -> list[str]:
+    exported = await svc.store.export_user(uid)
+    return sorted(e["content"] for e in exported["entries"])
+
+
+def test_start_of_day_is_local_midnight_in_utc():
+    now = datetime(2026, 3, 1, 3, 0, tzinfo=UTC)
+    assert start_of_day(now) == datetime(2026, 3, 1, tzinfo=UTC)
+    assert start_of_day(now, "America/New_York") == datetime(2026, 2, 28, 5, 0, tzinfo=UTC)
+    assert start_of_day(now, "Asia/Tokyo") == datetime(2026, 2, 28, 15, 0, tzinfo=UTC)
+    with pytest.raises(InvalidInputError, match="time zone"):
+        start_of_day(now, "Mars/Olympus")
+
+
+async def test_delete_session_scope_removes_live_sessions_only(service: UnifiedMemoryService):
+    await add(service, "live-1", "a")
+    await add(service, "live-2", "b")
+    await add(service, "closed", "c")
+    await service.close_session("closed")
+    await add(service, "theirs", "d", uid="u2")
+    receipt = await service.delete_user_memory("u1", "session")
+    assert receipt.counts["entries"] == 2 and receipt.counts["sessions"] == 2
+    assert receipt.scope == "session" and receipt.user_id == "u1"
+    assert await contents(service) == ["c"]
+    assert await contents(service, "u2") == ["d"]
+
+
+async def test_delete_one_given_session(service: UnifiedMemoryService):
+    await add(service, "s1", "a")
+    await add(service, "s2", "b")
+    await add(service, "theirs", "d", uid="u2")
+    receipt = await service.delete_user_memory("u1", "session", session_id="s1")
+    assert receipt.counts["entries"] == 1
+    assert await contents(service) == ["b"]
+    with pytest.raises(SessionNotFoundError):
+        await service.delete_user_memory("u1", "session", session_id="theirs")
+    with pytest.raises(InvalidInputError, match="session_id"):
+        await service.delete_user_memory("u1", "all", session_id="s2")
+    with pytest.raises(InvalidInputError, match="scope"):
+        await service.delete_user_memory("u1", "week")
+
+
+@pytest.mark.parametrize("tz", [None, "Pacific/Kiritimati", "Pacific/Pago_Pago"])
+async def test_delete_day_scope_cuts_at_local_midnight(service: UnifiedMemoryService, tz):
+    midnight = start_of_day(datetime.now(UTC), tz)
+    await add(service, "s1", "yesterday", timestamp=midnight - timedelta(seconds=1))
+    await add(service, "s1", "today", timestamp=midnight + timedelta(microseconds=1))
+    await add(service, "s2", "now")
+    await add(service, "s3", "theirs", uid="u2")
+    receipt = await service.delete_user_memory("u1", "day", tz=tz)
+    assert receipt.counts["entries"] == 2
+    assert await contents(service) == ["yesterday"]
+    assert await contents(service, "u2") == ["theirs"]
+
+
+async def test_delete_all_leaves_nothing_but_settings_and_audit(service: UnifiedMemoryService):
+    await service.update_settings("u1", {"retention_days": 9})
+    await add(service, "s1", SECRET)
+    await add(service, "s2", "second", mode="voice")
+    await service.add_event("s2", "topic_change", {"topic": "dose"}, user_id="u1")
+    await add(service, "s3", "other user", uid="u2")
+    receipt = await service.delete_user_memory("u1", "all", actor="admin-7")
+    assert receipt.counts["entries"] == 2 and receipt.counts["sessions"] == 2
+    assert receipt.total == sum(receipt.counts.values())
+    exported = await service.export_user_memory("u1")
+    assert exported["settings"]["retention_days"] == 9
+    for kind in ("sessions", "entries", "events", "facts", "summaries"):
+        assert exported[kind] == [], kind
+    assert await service.list_sessions("u1") == []
+    assert await contents(service, "u2") == ["other user"]
+    [delete] = [r for r in await service.list_audit("u1") if r.action == "delete"]
+    assert delete.actor == "admin-7" and delete.details["counts"] == receipt.counts
+
+
+async def test_audit_records_settings_export_delete_without_content(service: UnifiedMemoryService):
+    await add(service, "s1", SECRET)
+    await service.update_settings("u1", {"save_rag_context": False, "retention_days": 30})
+    exported = await service.export_user_memory("u1", actor="dpo")
+    assert [e["content"] for e in exported["entries"]] == [SECRET]
+    assert exported["format"] == "unimem-export/1" and exported["user_id"] == "u1"
+    json.dumps(exported)  # JSON-ready as it is
+    await service.delete_user_memory("u1", "all")
+    records = await service.list_audit("u1")
+    assert [r.action for r in records] == ["settings_change", "export", "delete"]
+    assert records[0].details == {"save_rag_context": False}  # only what changed
+    assert records[1].actor == "dpo" and records[1].details["entries"] == 1
+    assert records[2].actor == "u1"
+    assert SECRET not in json.dumps([r.model_dump(mode="json") for r in records])
+    again = await service.export_user_memory("u1")
+    assert [r["action"] for r in again["audit"]] == ["settings_change", "export", "delete"]
+
+
+async def test_sweep_retention_deletes_and_audits(service: UnifiedMemoryService):
+    now = datetime.now(UTC)
+    await service.update_settings("u1", {"retention_days": 1})
+    await add(service, "s1", "two days old", timestamp=now - 2 * DAY)
+    await add(service, "s1", "fresh")
+    await add(service, "s2", "default user, 20 days", uid="u2", timestamp=now - 20 * DAY)
+    await add(service, "s3", "default user, 40 days", uid="u2", timestamp=now - 40 * DAY)
+    deleted = await service.sweep_retention()
+    assert deleted >= 3  # two entries, and session s3 left empty
+    assert await contents(service) == ["fresh"]
+    assert await contents(service, "u2") == ["default user, 20 days"]
+    [record] = await service.list_audit("*")
+    assert record.action == "sweep" and record.details["deleted"] == deleted
+    assert await service.sweep_retention() == 0
+    assert len(await service.list_audit("*")) == 1  # an empty sweep is not recorded
+    later = await service.sweep_retention(now + 21 * DAY, default_retention_days=1)
+    assert later >= 2
+    assert await contents(service, "u2") == []
+
+
+class RecordingCache:
+    """A cache layer as the service sees it: only the deletion hook."""
+
+    def __init__(self) -> None:
+        self.calls: list[dict[str, Any]] = []
+
+    async def delete_user(self, user_id: str, **kw: Any) -> dict[str, int]:
+        self.calls.append({"user_id": user_id, **kw})
+        return {"keys": 3}
+
+
+async def test_deletion_clears_the_cache_layer_through_the_hook(service: UnifiedMemoryService):
+    cache = RecordingCache()
+    service.cache = cache  # type: ignore[attr-defined]
+    await add(service, "s1", "a")
+    receipt = await service.delete_user_memory("u1", "session")
+    assert receipt.counts["cache_keys"] == 3
+    [call] = cache.calls
+    assert call == {"user_id": "u1", "scope": "session", "since": None, "session_ids": ["s1"]}
+
+
+async def test_a_write_racing_a_deletion(service: UnifiedMemoryService):
+    """The deletion is one step in commit order: writes committed before it are
+    gone, writes committed after it are kept, nothing is half-deleted."""
+    before = [await add(service, "live", f"before-{i}") for i in range(5)]
+
+    async def writer(i: int) -> MemoryEntry:
+        await asyncio.sleep(0)
+        return await add(service, "live", f"racing-{i}")
+
+    first = [asyncio.create_task(writer(i)) for i in range(20)]
+    deletion = asyncio.create_task(service.delete_user_memory("u1", "all"))
+    second = [asyncio.create_task(writer(i)) for i in range(20, 40)]
+    racing = await asyncio.gather(*first, *second)
+    receipt = await deletion
+    after = await add(service, "live", "after")
+
+    kept = {e.id: e for e in await service.get_history("live", max_messages=1000)}
+    assert not {e.id for e in before} & set(kept)
+    assert after.id in kept
+    # everything kept was written into the session re-created after the deletion
+    assert sorted(e.seq for e in kept.values()) == list(range(1, len(kept) + 1))
+    assert receipt.counts["entries"] + len(kept) == len(before) + len(racing) + 1
+    if isinstance(service.store, InMemoryStore | SQLiteStore):
+        # embedded stores stamp and commit without yielding: timestamp order is commit order
+        for entry in racing:
+            assert (entry.id in kept) == (entry.timestamp > receipt.deleted_at)
