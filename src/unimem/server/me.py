@@ -7,7 +7,6 @@ from typing import Annotated, Any, Literal
 import orjson
 from fastapi import APIRouter, Query, Response
 
-from ..errors import InvalidInputError
 from ..models import DeletionReceipt, MemorySettings
 from .deps import ServiceDep, UserDep
 from .errors import ERROR_RESPONSES
@@ -55,13 +54,9 @@ async def delete_memory(
     ] = None,
     tz: Annotated[str | None, Query(max_length=64, description="IANA zone for 'day'")] = None,
 ) -> Response:
-    """``session`` (needs ``session_id``), ``day`` (today in ``tz``, UTC by
-    default) or ``all``; returns what was removed, per layer."""
-    if scope == "session" and session_id is None:
-        raise InvalidInputError("scope=session needs session_id", field="session_id")
-    if scope == "session" and session_id is not None:
-        # 404 for a session of another user, before anything is touched.
-        await service.get_session(session_id, user_id=user)
+    """``session`` (``session_id``, or every session not yet closed), ``day``
+    (since midnight in ``tz``, UTC by default) or ``all``; returns what was
+    removed, per layer. A ``session_id`` of another user is 404."""
     receipt: DeletionReceipt = await service.delete_user_memory(
         user, scope, tz=tz, session_id=session_id
     )

@@ -56,7 +56,9 @@ class LlmContextIn(_Body):
     """What to build an LLM prompt context for."""
 
     current_query: str = Field(max_length=65536)
-    rag_results: list[str] | None = None
+    rag_results: list[str | dict[str, Any]] | None = Field(
+        default=None, description="passages: strings, or objects with content/text and source"
+    )
     max_tokens: int = Field(default=4000, ge=1, le=1_000_000)
     model: str = Field(default="gpt-4o", max_length=100)
     budget_ms: float | None = Field(default=None, gt=0, le=60_000)
@@ -68,6 +70,7 @@ class LlmContextOut(BaseModel):
     messages: list[dict[str, Any]]
     token_count: int
     degradations: list[str]
+    summary_used: bool = False
 
 
 class InterruptedIn(_Body):

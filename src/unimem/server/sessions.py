@@ -221,7 +221,10 @@ async def llm_context(
     if degradations:
         metrics.count_degradations(degradations)
     out = LlmContextOut(
-        messages=list(built), token_count=built.token_count, degradations=degradations
+        messages=list(built),
+        token_count=built.token_count,
+        degradations=degradations,
+        summary_used=bool(getattr(built, "summary_used", False)),
     )
     return json_response(out)
 

@@ -1,0 +1,151 @@
+"""A session belongs to the user who first wrote to it: another user gets 404
+for everything about it, and nothing of the owner's changes."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from fastapi.routing import APIRoute
+
+from server_support import asgi_client, auth, create_app, settings
+
+OWNED = "visit-alice"
+
+#: (method, path, json body, query) of every route about one session.
+SESSION_CALLS: list[tuple[str, str, dict[str, Any] | None, dict[str, Any] | None]] = [
+    ("POST", "/v1/sessions/{sid}/entries", {"role": "user", "content": "bob was here"}, None),
+    ("GET", "/v1/sessions/{sid}/context", None, None),
+    ("GET", "/v1/sessions/{sid}/history", None, None),
+    ("GET", "/v1/sessions/{sid}", None, None),
+    ("POST", "/v1/sessions/{sid}/events", {"event_type": "topic_change", "data": {}}, None),
+    ("GET", "/v1/sessions/{sid}/events", None, None),
+    ("POST", "/v1/sessions/{sid}/mode-switch", {"from_mode": "voice", "to_mode": "text"}, None),
+    (
+        "POST",
+        "/v1/sessions/{sid}/language-switch",
+        {"from_language": "en", "to_language": "fr"},
+        None,
+    ),
+    ("POST", "/v1/sessions/{sid}/llm-context", {"current_query": "what did she say?"}, None),
+    ("POST", "/v1/sessions/{sid}/entries/{eid}/interrupted", {"spoken_text": "I"}, None),
+    ("POST", "/v1/sessions/{sid}/close", None, None),
+    ("DELETE", "/v1/me/memory", None, {"scope": "session", "session_id": "{sid}"}),
+]
+
+
+@pytest.fixture
+async def client(tmp_path: Path) -> AsyncIterator[httpx.AsyncClient]:
+    async with asgi_client(create_app(settings(tmp_path))) as c:
+        yield c
+
+
+async def _alice_session(client: httpx.AsyncClient) -> str:
+    r = await client.post(
+        f"/v1/sessions/{OWNED}/entries",
+        json={"role": "assistant", "content": "Take it with food.", "mode": "voice"},
+        headers=auth("alice"),
+    )
+    assert r.status_code == 201
+    entry_id: str = r.json()["id"]
+    return entry_id
+
+
+async def _snapshot(client: httpx.AsyncClient) -> tuple[Any, ...]:
+    h = auth("alice")
+    return (
+        (await client.get(f"/v1/sessions/{OWNED}/history", headers=h)).json(),
+        (await client.get(f"/v1/sessions/{OWNED}/events", headers=h)).json(),
+        (await client.get(f"/v1/sessions/{OWNED}", headers=h)).json(),
+    )
+
+
+@pytest.mark.parametrize(("method", "path", "body", "query"), SESSION_CALLS)
+async def test_another_user_gets_404_and_changes_nothing(
+    client: httpx.AsyncClient,
+    method: str,
+    path: str,
+    body: dict[str, Any] | None,
+    query: dict[str, Any] | None,
+) -> None:
+    entry_id = await _alice_session(client)
+    before = await _snapshot(client)
+    url = path.format(sid=OWNED, eid=entry_id)
+    params = {k: v.format(sid=OWNED) for k, v in (query or {}).items()}
+    r = await client.request(method, url, json=body, params=params, headers=auth("bob"))
+    assert r.status_code == 404, r.text
+    assert r.json()["code"] == "session_not_found"
+    assert "Take it with food" not in r.text
+    assert await _snapshot(client) == before
+
+
+@pytest.mark.parametrize(("method", "path", "body", "query"), SESSION_CALLS)
+async def test_a_guessed_missing_id_reads_like_another_users(
+    client: httpx.AsyncClient,
+    method: str,
+    path: str,
+    body: dict[str, Any] | None,
+    query: dict[str, Any] | None,
+) -> None:
+    """Errors for another user's session are indistinguishable from a missing one
+    wherever a missing session is an error."""
+    await _alice_session(client)
+    url = path.format(sid=OWNED, eid="e-none")
+    params = {k: v.format(sid=OWNED) for k, v in (query or {}).items()}
+    theirs = await client.request(method, url, json=body, params=params, headers=auth("bob"))
+    missing_url = path.format(sid="visit-nobody", eid="e-none")
+    params = {k: v.format(sid="visit-nobody") for k, v in (query or {}).items()}
+    missing = await client.request(
+        method, missing_url, json=body, params=params, headers=auth("bob")
+    )
+    if missing.status_code == 404:
+        assert theirs.json()["message"].replace(OWNED, "X") == missing.json()["message"].replace(
+            "visit-nobody", "X"
+        )
+
+
+def test_every_session_route_is_covered() -> None:
+    """A new route about a session must be added to SESSION_CALLS."""
+    app = create_app(settings(Path("/nonexistent")))
+    covered = {(m, re.sub(r"\{\w+\}", "{}", p)) for m, p, _, _ in SESSION_CALLS}
+    for route in app.routes:
+        if isinstance(route, APIRoute) and "{session_id}" in route.path:
+            for method in route.methods:
+                key = (method, re.sub(r"\{\w+\}", "{}", route.path))
+                assert key in covered, f"{key} has no isolation test"
+
+
+async def test_lists_and_exports_show_only_the_callers_data(client: httpx.AsyncClient) -> None:
+    await _alice_session(client)
+    await client.post(
+        "/v1/sessions/visit-bob/entries",
+        json={"role": "user", "content": "hi"},
+        headers=auth("bob"),
+    )
+    bobs = (await client.get("/v1/sessions", headers=auth("bob"))).json()["sessions"]
+    assert [s["session_id"] for s in bobs] == ["visit-bob"]
+    export = await client.get("/v1/me/export", headers=auth("bob"))
+    assert export.status_code == 200
+    assert OWNED not in export.text and "Take it with food" not in export.text
+    assert export.json()["user_id"] == "bob"
+
+
+async def test_deleting_all_of_one_user_leaves_the_other(client: httpx.AsyncClient) -> None:
+    await _alice_session(client)
+    await client.post(
+        "/v1/sessions/visit-bob/entries",
+        json={"role": "user", "content": "hi"},
+        headers=auth("bob"),
+    )
+    r = await client.delete("/v1/me/memory", params={"scope": "all"}, headers=auth("bob"))
+    assert r.status_code == 200
+    receipt = r.json()
+    assert receipt["user_id"] == "bob" and receipt["scope"] == "all"
+    assert receipt["counts"]["entries"] == 1
+    assert (await client.get("/v1/sessions", headers=auth("bob"))).json()["sessions"] == []
+    alice = (await client.get(f"/v1/sessions/{OWNED}/history", headers=auth("alice"))).json()
+    assert [e["content"] for e in alice] == ["Take it with food."]
