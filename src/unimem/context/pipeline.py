@@ -1,0 +1,250 @@
+"""Build a session's LLM context from the store: the I/O around :func:`assemble`.
+
+Steps: load the session's recent entries, language and mode events, the
+owner's settings, pinned facts and cached summary; order the history by turn
+start; fold turns that no longer fit the history window into the running
+summary (incremental: the new summary extends the cached one and is stored
+with the ``seq`` range it covers); assemble within the token limit; record
+any degradation on the current (last user) entry.
+
+Ordering: a message's place is its turn start, ``(timestamp, seq)``. A voice
+client sends ``timestamp`` = when the turn began, so an assistant answer that
+was cut off and written *after* the user's barge-in still comes before it.
+Summaries cover ranges of ``seq`` (the store's arrival order).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import logging
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+from ..models import Fact, MemoryEntry, MemorySettings, Role, Summary, utcnow
+from ..stores.base import ContextSnapshot, DurableStore
+from .budget import (
+    DEGRADATION_MEMORY_TIMEOUT,
+    DEGRADATION_SUMMARY_CACHED,
+    Deadline,
+    passage_limit,
+)
+from .builder import (
+    ContextParts,
+    LLMContext,
+    assemble,
+    entry_message,
+    normalize_passages,
+    split_history,
+)
+from .extractive import ExtractiveSummarizer
+from .summarize import LLMSummarizer, Summarizer, summarize_with_fallback
+from .tokens import count_tokens
+
+__all__ = ["SUMMARY_STORE_TOKENS", "build_session_context", "phi_redactor", "turn_order"]
+
+log = logging.getLogger(__name__)
+
+#: Largest stored running summary; it is re-selected down to what fits each build.
+SUMMARY_STORE_TOKENS = 1500
+#: Most older entries fetched at once to catch a summary up.
+CATCH_UP_LIMIT = 2000
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+def turn_order(entry: MemoryEntry) -> tuple[datetime, int]:
+    """Sort key of a message: when its turn started, then arrival order."""
+    return (entry.timestamp or _EPOCH, entry.seq or 0)
+
+
+def phi_redactor() -> Callable[[str], str] | None:
+    """``unimem.privacy.redact`` as ``text -> text``, or ``None`` if not installed."""
+    try:
+        from ..privacy import redact  # type: ignore[attr-defined,unused-ignore]
+    except ImportError:
+        return None
+
+    def apply(text: str) -> str:
+        result = redact(text)
+        if isinstance(result, tuple):
+            return str(result[0])
+        return str(getattr(result, "text", result))
+
+    return apply
+
+
+@dataclasses.dataclass(slots=True)
+class _Loaded:
+    snapshot: ContextSnapshot
+    facts: list[Fact]
+    summary: Summary | None
+
+
+async def _load(store: DurableStore, session_id: str, user_id: str, window: int) -> _Loaded:
+    snapshot = await store.load_context(session_id, max_messages=window, event_limit=5)
+    owner = snapshot.session.user_id if snapshot.session else user_id
+    facts = await store.list_facts(owner)
+    summary = await store.get_summary(session_id) if snapshot.session else None
+    return _Loaded(snapshot, facts, summary)
+
+
+def _messages(entries: Sequence[MemoryEntry]) -> list[dict[str, Any]]:
+    previous = None
+    out = []
+    for entry in entries:
+        out.append(entry_message(entry, previous))
+        if entry.role is Role.USER:
+            previous = entry.mode
+    return out
+
+
+async def _fold(
+    *,
+    store: DurableStore,
+    summarizer: Summarizer,
+    cached: Summary | None,
+    older: list[MemoryEntry],
+    settings: MemorySettings,
+    session_id: str,
+    owner: str,
+    model: str,
+    deadline: Deadline,
+    degradations: list[str],
+) -> str | None:
+    """The cached summary extended with ``older``; stored when it is a real new summary."""
+    previous = cached.text if cached else None
+    if not older:
+        return previous
+    messages = _messages(older)
+    use = summarizer
+    persist = True
+    if isinstance(summarizer, LLMSummarizer):
+        if deadline.limited:
+            # No LLM call inside a voice turn: newer turns are summarized
+            # extractively for this context only; a later unhurried call stores
+            # the LLM summary.
+            use, persist = ExtractiveSummarizer(), False
+            degradations.append(DEGRADATION_SUMMARY_CACHED)
+        elif settings.anonymize_phi:
+            redact = phi_redactor()
+            if redact is None:
+                use = ExtractiveSummarizer()  # never send unredacted PHI out
+                degradations.append("summarizer_no_redactor")
+            else:
+                use = dataclasses.replace(summarizer, redact=redact)
+    text, method, failed = await summarize_with_fallback(
+        use, messages, SUMMARY_STORE_TOKENS, previous=previous, model=model
+    )
+    degradations.extend(failed)
+    if persist and text:
+        await store.put_summary(
+            Summary(
+                session_id=session_id,
+                user_id=owner,
+                text=text,
+                from_seq=cached.from_seq if cached else min(e.seq or 1 for e in older),
+                to_seq=max(e.seq or 1 for e in older),
+                created_at=utcnow(),
+                method=method,
+            )
+        )
+    return text
+
+
+async def build_session_context(
+    store: DurableStore,
+    *,
+    session_id: str,
+    user_id: str,
+    query: str,
+    rag_results: Sequence[Any] | None,
+    max_tokens: int,
+    model: str,
+    budget_ms: float | None,
+    summarizer: Summarizer,
+    window: int,
+) -> LLMContext:
+    """The LLM context of a session (see the module doc). Arguments are validated by the caller."""
+    deadline = Deadline(budget_ms)
+    degradations: list[str] = []
+    loaded: _Loaded | None = None
+    try:
+        async with asyncio.timeout(deadline.remaining_s()):
+            loaded = await _load(store, session_id, user_id, window)
+    except TimeoutError:
+        degradations.append(DEGRADATION_MEMORY_TIMEOUT)
+
+    passages = normalize_passages(rag_results)
+    if deadline.limited:
+        limit = passage_limit(deadline.remaining_ms())
+        if len(passages) > limit:
+            degradations.append(f"rag_passages_cut_to_{limit}")
+            passages = passages[:limit]
+    if loaded is None:
+        parts = ContextParts(query=query, passages=passages, degradations=degradations)
+        return assemble(parts, max_tokens, model)
+
+    snap = loaded.snapshot
+    owner = snap.session.user_id if snap.session else user_id
+    cached = loaded.summary
+    entries = [e for e in snap.entries if cached is None or (e.seq or 0) > cached.to_seq]
+    # The caller usually stored the current user turn before asking: it is the query.
+    current = next((e for e in reversed(snap.entries) if e.role is Role.USER), None)
+    if entries and entries[-1].role is Role.USER and entries[-1].content == query:
+        entries = entries[:-1]
+    oldest = entries[0].seq if entries else None
+    covered = cached.to_seq if cached else 0
+    if oldest is not None and oldest > covered + 1:
+        # Turns between the summary and the loaded window: fetch them to summarize,
+        # unless the turn's budget forbids the extra read.
+        if deadline.limited:
+            degradations.append("summary_stale")
+        else:
+            gap = min(oldest - covered - 1, CATCH_UP_LIMIT)
+            entries = await store.get_entries(session_id, limit=gap, before_seq=oldest) + entries
+    entries.sort(key=turn_order)
+
+    probe = ContextParts(
+        query=query,
+        mode=snap.session.current_mode if snap.session else None,
+        language=snap.session.current_language if snap.session else None,
+        language_events=snap.language_events,
+        mode_events=snap.mode_events,
+        passages=passages,
+        facts=loaded.facts,
+        degradations=degradations,
+    )
+    fixed = assemble(probe, max_tokens, model)
+    room = max_tokens - fixed.token_count
+    summary_room = 0
+    if cached:
+        summary_room = min(count_tokens(cached.text, model), room // 2)
+    older, window_entries = split_history(entries, room - summary_room, model)
+    summary = await _fold(
+        store=store,
+        summarizer=summarizer,
+        cached=cached,
+        older=sorted(older, key=lambda e: e.seq or 0),
+        settings=snap.settings or MemorySettings(),
+        session_id=session_id,
+        owner=owner,
+        model=model,
+        deadline=deadline,
+        degradations=degradations,
+    )
+    probe.summary = summary
+    probe.history = window_entries
+    result = assemble(probe, max_tokens, model)
+    if result.degradations and current is not None and current.id:
+        merged = list(dict.fromkeys([*current.degradations, *result.degradations]))
+        if merged != current.degradations:
+            await store.update_entry(session_id, current.id, {"degradations": merged})
+    log.debug(
+        "llm context %s: %d messages, %d tokens, %d degradations",
+        session_id,
+        len(result),
+        result.token_count,
+        len(result.degradations),
+    )
+    return result

@@ -1,0 +1,227 @@
+"""Pluggable summarizers: the offline extractive one and an OpenAI-compatible LLM one.
+
+A summarizer turns older turns (plus the previous summary, so summaries grow
+incrementally) into ``- role: sentence`` lines. :class:`LLMSummarizer` calls
+any ``/chat/completions`` endpoint (OpenAI, vLLM, llama.cpp, Ollama, LiteLLM)
+with a hard deadline; :func:`summarize_with_fallback` turns any failure of it
+into the extractive result plus a recorded degradation, so a summarizer
+outage never fails a turn.
+
+Configuration, read only when :func:`summarizer_from_env` is called:
+
+=========================  =====================================================
+``UNIMEM_LLM_BASE_URL``    endpoint base, e.g. ``http://127.0.0.1:8000/v1`` (unset:
+                           the extractive summarizer is used)
+``UNIMEM_LLM_MODEL``       model name sent in the request (``gpt-4o-mini``)
+``UNIMEM_LLM_API_KEY``     bearer token, if the endpoint wants one
+``UNIMEM_LLM_TIMEOUT``     seconds for the whole call (``5``)
+=========================  =====================================================
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol, runtime_checkable
+
+from ..errors import ConfigurationError, UnimemError
+from .extractive import ExtractiveSummarizer, parse_summary
+from .tokens import content_text, fit_text
+
+__all__ = [
+    "DEGRADATION_SUMMARIZER_FALLBACK",
+    "LLMSummarizer",
+    "Summarizer",
+    "SummarizerError",
+    "summarize_with_fallback",
+    "summarizer_from_env",
+]
+
+log = logging.getLogger(__name__)
+
+#: Recorded when the LLM summarizer failed and the extractive one stood in.
+DEGRADATION_SUMMARIZER_FALLBACK = "summarizer_fallback"
+
+_PROMPT = (
+    "You maintain the running summary of a conversation between a patient (user) "
+    "and a medical assistant. Merge the previous summary with the new turns into "
+    "short bullet lines of the form '- user: ...' or '- assistant: ...'. Keep every "
+    "allergy, medication with dose and schedule, diagnosis, procedure and date, care "
+    "instruction, decision, the user's preferred name and language. When a later turn "
+    "corrects an earlier value, keep only the corrected value. Drop greetings and small "
+    "talk. Answer with the bullet lines only."
+)
+
+
+class SummarizerError(UnimemError):
+    """The LLM summarizer could not produce a summary (timeout, HTTP error, bad reply)."""
+
+    code = "summarizer_error"
+
+
+@runtime_checkable
+class Summarizer(Protocol):
+    """What unimem needs from a summarizer."""
+
+    name: str
+
+    async def summarize(
+        self,
+        messages: Sequence[Mapping[str, Any]],
+        max_tokens: int,
+        *,
+        previous: str | None = None,
+        model: str = "gpt-4o",
+    ) -> str:
+        """The previous summary extended with ``messages``, within ``max_tokens``."""
+        ...
+
+
+@dataclass(slots=True)
+class LLMSummarizer:
+    """Summarizes through an OpenAI-compatible chat completions endpoint.
+
+    Args:
+        base_url: endpoint base; ``/chat/completions`` is appended.
+        model: model name sent to the endpoint.
+        api_key: bearer token, or ``None``.
+        timeout: seconds for the whole call, connection included.
+        redact: applied to every text before it leaves the process (set by the
+            service when the user's ``anonymize_phi`` is on).
+    """
+
+    base_url: str
+    model: str = "gpt-4o-mini"
+    api_key: str | None = None
+    timeout: float = 5.0
+    redact: Callable[[str], str] | None = None
+    name: str = "llm"
+
+    def _transcript(self, messages: Sequence[Mapping[str, Any]], previous: str | None) -> str:
+        redact = self.redact or (lambda text: text)
+        lines = []
+        if previous:
+            lines.append("Previous summary:\n" + redact(previous))
+        lines.append("New turns:")
+        for message in messages:
+            text = content_text(message.get("content"))
+            if text and message.get("role") != "tool":
+                lines.append(f"{message.get('role', 'user')}: {redact(text)}")
+        return "\n".join(lines)
+
+    async def summarize(
+        self,
+        messages: Sequence[Mapping[str, Any]],
+        max_tokens: int,
+        *,
+        previous: str | None = None,
+        model: str = "gpt-4o",
+    ) -> str:
+        """Ask the endpoint for the merged summary.
+
+        Raises:
+            SummarizerError: timeout, connection failure, non-2xx status or a
+                reply without text. The message names the failure, never content.
+        """
+        body = {
+            "model": self.model,
+            "temperature": 0,
+            "max_tokens": max(16, max_tokens),
+            "messages": [
+                {"role": "system", "content": _PROMPT},
+                {"role": "user", "content": self._transcript(messages, previous)},
+            ],
+        }
+        headers = {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
+        url = self.base_url.rstrip("/") + "/chat/completions"
+        import httpx  # deferred: only deployments with an LLM summarizer pay for it
+
+        started = time.perf_counter()
+        try:
+            # httpx timeouts apply per phase; asyncio.timeout bounds the whole call.
+            async with asyncio.timeout(self.timeout):
+                async with httpx.AsyncClient(timeout=self.timeout) as client:
+                    response = await client.post(url, json=body, headers=headers)
+        except TimeoutError:
+            raise SummarizerError(
+                f"summarizer endpoint did not answer in {self.timeout} s"
+            ) from None
+        except httpx.HTTPError as exc:
+            raise SummarizerError(
+                f"summarizer endpoint unreachable ({type(exc).__name__}); check UNIMEM_LLM_BASE_URL"
+            ) from None
+        if response.status_code >= 300:
+            raise SummarizerError(f"summarizer endpoint answered HTTP {response.status_code}")
+        try:
+            text = response.json()["choices"][0]["message"]["content"]
+        except (ValueError, KeyError, IndexError, TypeError):
+            raise SummarizerError("summarizer endpoint reply is not a chat completion") from None
+        if not isinstance(text, str) or not text.strip():
+            raise SummarizerError("summarizer endpoint returned an empty summary")
+        log.info(
+            "llm summary: %d messages in %.1f ms",
+            len(messages),
+            1e3 * (time.perf_counter() - started),
+        )
+        # Keep to the line format and the budget whatever the model did.
+        lines = [f"- {line.role}: {line.text}" for line in parse_summary(text)]
+        return fit_text("\n".join(lines), max_tokens, model)
+
+
+def summarizer_from_env(env: Mapping[str, str] | None = None) -> Summarizer:
+    """The LLM summarizer when ``UNIMEM_LLM_BASE_URL`` is set, else the extractive one.
+
+    Raises:
+        ConfigurationError: ``UNIMEM_LLM_TIMEOUT`` is not a positive number, or the
+            base URL is not http(s).
+    """
+    env = os.environ if env is None else env
+    base_url = env.get("UNIMEM_LLM_BASE_URL", "").strip()
+    if not base_url:
+        return ExtractiveSummarizer()
+    if not base_url.startswith(("http://", "https://")):
+        raise ConfigurationError("UNIMEM_LLM_BASE_URL must start with http:// or https://")
+    raw_timeout = env.get("UNIMEM_LLM_TIMEOUT", "5").strip() or "5"
+    try:
+        timeout = float(raw_timeout)
+    except ValueError:
+        timeout = -1.0
+    if not timeout > 0:
+        raise ConfigurationError(
+            f"UNIMEM_LLM_TIMEOUT must be a positive number of seconds, got {raw_timeout!r}"
+        )
+    return LLMSummarizer(
+        base_url=base_url,
+        model=env.get("UNIMEM_LLM_MODEL", "").strip() or "gpt-4o-mini",
+        api_key=env.get("UNIMEM_LLM_API_KEY", "").strip() or None,
+        timeout=timeout,
+    )
+
+
+async def summarize_with_fallback(
+    summarizer: Summarizer,
+    messages: Sequence[Mapping[str, Any]],
+    max_tokens: int,
+    *,
+    previous: str | None = None,
+    model: str = "gpt-4o",
+) -> tuple[str, str, list[str]]:
+    """Run ``summarizer``; on failure use the extractive one.
+
+    Returns ``(text, method, degradations)`` where ``method`` is the name of the
+    summarizer that produced ``text``.
+    """
+    try:
+        text = await summarizer.summarize(messages, max_tokens, previous=previous, model=model)
+        return text, summarizer.name, []
+    except Exception as exc:  # any summarizer failure must not fail the turn
+        log.warning(
+            "summarizer %s failed (%s); using extractive", summarizer.name, type(exc).__name__
+        )
+    fallback = ExtractiveSummarizer()
+    text = fallback.summarize_sync(messages, max_tokens, previous=previous, model=model)
+    return text, fallback.name, [DEGRADATION_SUMMARIZER_FALLBACK]
