@@ -1,0 +1,21 @@
+"""Language of each turn and the switch policy.
+
+``detect_language(text)`` names the language of an utterance (one of the 14
+supported, or ``None`` when unsure); ``decide_language`` says whether a user
+turn switches the session's language. Both are pure and synchronous; the
+lingua detector behind them is built on first use, once per process.
+"""
+
+from .detect import SUPPORTED_LANGUAGES, Detection, detect, detect_language, preload
+from .policy import SWITCH_CONFIDENCE, LanguageDecision, decide_language
+
+__all__ = [
+    "SUPPORTED_LANGUAGES",
+    "SWITCH_CONFIDENCE",
+    "Detection",
+    "LanguageDecision",
+    "decide_language",
+    "detect",
+    "detect_language",
+    "preload",
+]
