@@ -19,6 +19,7 @@ from .context.pipeline import build_session_context
 from .context.summarize import Summarizer, summarizer_from_env
 from .errors import InvalidInputError, SessionNotFoundError
 from .ids import new_id
+from .language import apply_language_policy
 from .live import LiveBus
 from .models import (
     AuditRecord,
@@ -191,7 +192,7 @@ class UnifiedMemoryService:
                 "user_id": owner,
                 "timestamp": entry.timestamp or utcnow(),
                 "seq": None,
-                "detected_language": entry.detected_language or entry.language,
+                "detected_language": entry.detected_language,
             }
         )
 
@@ -221,6 +222,8 @@ class UnifiedMemoryService:
         trigger_value = (
             _enum_value(trigger, SwitchTrigger, "trigger") if trigger is not None else None
         )
+        # Before privacy and storage: detection reads the text as the user wrote it.
+        prepared, trigger_value = apply_language_policy(prepared, trigger_value)
         store = await self._store()
         result = await store.append_entry(prepared, trigger=trigger_value)
         if result.created:

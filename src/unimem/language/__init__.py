@@ -7,15 +7,16 @@ lingua detector behind them is built on first use, once per process.
 """
 
 from .detect import SUPPORTED_LANGUAGES, Detection, detect, detect_language, preload
-from .policy import SWITCH_CONFIDENCE, LanguageDecision, decide_language
+from .policy import LanguageDecision, apply_language_policy, decide_language, explicit_trigger
 
 __all__ = [
     "SUPPORTED_LANGUAGES",
-    "SWITCH_CONFIDENCE",
     "Detection",
     "LanguageDecision",
+    "apply_language_policy",
     "decide_language",
     "detect",
     "detect_language",
+    "explicit_trigger",
     "preload",
 ]
