@@ -188,3 +188,58 @@ async def test_operation_ids_are_stable(client: httpx.AsyncClient) -> None:
         "healthz",
         "readyz",
     } <= ids
+
+
+async def test_llm_context_fits_the_token_limit(client: httpx.AsyncClient) -> None:
+    await client.post(
+        "/v1/sessions/s/entries", json={"role": "user", "content": "I take metformin."}
+    )
+    await client.post("/v1/sessions/s/entries", json={"role": "assistant", "content": "Noted."})
+    r = await client.post(
+        "/v1/sessions/s/llm-context",
+        json={
+            "current_query": "What dose?",
+            "rag_results": ["Metformin: 500 mg twice daily.", {"content": "x", "source": "y"}],
+            "max_tokens": 500,
+            "budget_ms": 50,
+        },
+    )
+    assert r.status_code == 200, r.text
+    body = r.json()
+    assert body["messages"][-1] == {"role": "user", "content": "What dose?"}
+    assert 0 < body["token_count"] <= 500
+    assert isinstance(body["degradations"], list)
+    assert any("metformin" in m["content"].lower() for m in body["messages"])
+
+
+async def test_mark_interrupted_keeps_what_was_heard(client: httpx.AsyncClient) -> None:
+    await client.post("/v1/sessions/s/entries", json={"role": "user", "content": "Tell me"})
+    said = await client.post(
+        "/v1/sessions/s/entries",
+        json={"role": "assistant", "content": "First do this, then that.", "mode": "voice"},
+    )
+    r = await client.post(
+        f"/v1/sessions/s/entries/{said.json()['id']}/interrupted",
+        json={"spoken_text": "First do this"},
+    )
+    assert r.status_code == 200, r.text
+    assert r.json()["content"] == "First do this"
+    events = await client.get("/v1/sessions/s/events", params={"event_type": "interruption"})
+    assert len(events.json()) == 1
+    missing = await client.post(
+        "/v1/sessions/s/entries/nope/interrupted", json={"spoken_text": "x"}
+    )
+    assert missing.status_code == 404 and missing.json()["code"] == "entry_not_found"
+
+
+async def test_delete_session_scope_and_export(client: httpx.AsyncClient) -> None:
+    for sid in ("keep", "drop"):
+        await client.post(f"/v1/sessions/{sid}/entries", json={"role": "user", "content": sid})
+    r = await client.delete("/v1/me/memory", params={"scope": "session", "session_id": "drop"})
+    assert r.status_code == 200 and r.json()["counts"]["entries"] == 1
+    export = (await client.get("/v1/me/export")).json()
+    assert export["user_id"] == "alice"
+    assert [e["content"] for e in export["entries"]] == ["keep"]
+    day = await client.delete("/v1/me/memory", params={"scope": "day", "tz": "Europe/Paris"})
+    assert day.status_code == 200 and day.json()["scope"] == "day"
+    assert (await client.get("/v1/sessions/keep/history")).json() == []

@@ -44,6 +44,8 @@ from .privacy.operations import (
     live_session_ids,
     start_of_day,
 )
+from .privacy.pipeline import EntryWrite, PhiTally, PrivacyPipeline
+from .privacy.pseudonyms import SessionTokens
 from .stores import DurableStore, InMemoryStore, durable_store_from_url
 from .stores.base import DeleteScope
 from .validation import check_content_size, check_id, check_range
@@ -54,6 +56,10 @@ __all__ = ["UnifiedMemoryService"]
 CONTEXT_EVENT_LIMIT = 5
 #: Most audit records an export (or one ``list_audit`` call) returns.
 AUDIT_EXPORT_LIMIT = 100_000
+#: Actor of the deletions the service makes by itself (``cross_session=False``).
+POLICY_ACTOR = "policy"
+#: Degradation of a context whose owner turned memory off.
+DEGRADATION_MEMORY_DISABLED = "memory_disabled"
 
 
 def _enum_value(value: Any, enum: type[Mode] | type[SwitchTrigger], field: str) -> str:
@@ -111,6 +117,8 @@ class UnifiedMemoryService:
         self.config = config or MemoryConfig()
         self.live = LiveBus()
         self._ready = False
+        #: The user's settings applied to every write (``unimem.privacy.pipeline``).
+        self.privacy = PrivacyPipeline()
         #: Summarizer of older turns for ``build_llm_context``; ``None`` means
         #: from ``UNIMEM_LLM_*`` on first use (extractive when unset).
         self.summarizer: Summarizer | None = None
@@ -225,11 +233,18 @@ class UnifiedMemoryService:
         # Before privacy and storage: detection reads the text as the user wrote it.
         prepared, trigger_value = apply_language_policy(prepared, trigger_value)
         store = await self._store()
-        result = await store.append_entry(prepared, trigger=trigger_value)
+        write = await self._privacy_entry(prepared, store)
+        if not write.store:
+            return write.entry
+        result = await store.append_entry(write.entry, trigger=trigger_value)
         if result.created:
-            self.live.publish(session_id, "entry", result.entry)
+            live = result.entry
+            if write.live is not None:  # a voice transcript kept for live listeners only
+                live = live.model_copy(update={"content": write.live.content})
+            self.live.publish(session_id, "entry", live)
             for event in result.events:
                 self.live.publish(session_id, "event", event)
+            await self._record_phi(write.phi, write.tokens, result.entry)
         return result.entry
 
     async def add_event(
@@ -258,8 +273,19 @@ class UnifiedMemoryService:
             timestamp=utcnow(),
             data=dict(data or {}),
         )
-        stored = await (await self._store()).append_event(event)
+        store = await self._store()
+        settings = await self._settings_of(owner)
+        if not settings.enabled:  # nothing about the user is stored
+            return event
+        data_out, tally, tokens = await self.privacy.redact_data(
+            event.data, settings, store, session_id, state.current_language if state else None
+        )
+        if tally.total:
+            event = event.model_copy(update={"data": data_out})
+        stored = await store.append_event(event)
         self.live.publish(session_id, "event", stored)
+        if tally.total:
+            await self._record_phi(tally, tokens, stored)
         return stored
 
     async def track_language_switch(
@@ -306,7 +332,13 @@ class UnifiedMemoryService:
             raise SessionNotFoundError(f"no session {session_id!r} for this user")
         if state.closed_at is None:
             await self.add_event(session_id, EventType.SESSION_CLOSED, {}, user_id=state.user_id)
-        return await (await self._store()).close_session(session_id, now=utcnow())
+        closed = await (await self._store()).close_session(session_id, now=utcnow())
+        if not (await self._settings_of(state.user_id)).cross_session:
+            # cross_session=False: a session's memory does not outlive it
+            await self.delete_user_memory(
+                state.user_id, "session", session_id=session_id, actor=POLICY_ACTOR
+            )
+        return closed
 
     async def extend_ttl(self, session_id: str, *, user_id: str | None = None) -> bool:
         """Keep a session's cached layers alive for another idle period.
@@ -340,6 +372,14 @@ class UnifiedMemoryService:
         if state is not None and user_id is not None and state.user_id != user_id:
             raise SessionNotFoundError(f"no session {session_id!r} for this user")
         owner = state.user_id if state is not None else self._user(user_id)
+        settings = snap.settings or MemorySettings()
+        if not settings.enabled:  # memory off: nothing is recalled, whatever is stored
+            return ConversationContext(
+                session_id=session_id,
+                user_id=owner,
+                settings=settings,
+                degradations=[DEGRADATION_MEMORY_DISABLED],
+            )
         return ConversationContext(
             session_id=session_id,
             user_id=owner,
@@ -349,7 +389,7 @@ class UnifiedMemoryService:
             language_events=snap.language_events,
             mode_events=snap.mode_events,
             rag_context=collect_rag(snap.entries) if include_rag else RagContext(),
-            settings=snap.settings or MemorySettings(),
+            settings=settings,
             session=state,
         )
 
@@ -444,6 +484,37 @@ class UnifiedMemoryService:
         return new
 
     # ------------------------------------------------------------------ privacy operations
+
+    async def _settings_of(self, user_id: str) -> MemorySettings:
+        # read per write: embedded stores answer in microseconds; a cache may memoize
+        stored = await (await self._store()).get_settings(user_id)
+        return stored or MemorySettings()
+
+    async def _privacy_entry(self, entry: MemoryEntry, store: DurableStore) -> EntryWrite:
+        """Apply the owner's settings to ``entry`` before any store sees it."""
+        settings = await self._settings_of(entry.user_id)
+        return await self.privacy.entry(entry, settings, store)
+
+    async def _record_phi(
+        self, tally: PhiTally, tokens: SessionTokens | None, item: MemoryEntry | MemoryEvent
+    ) -> None:
+        """Record a ``phi_detected`` event for ``item``: types and counts, never values."""
+        if not tally.total:
+            return
+        if isinstance(item, MemoryEntry):
+            ids: dict[str, Any] = {"entry_id": item.id, "entry_seq": item.seq}
+        else:
+            ids = {"event_id": item.id, "event_seq": item.seq, "event_type": item.event_type}
+        event = MemoryEvent(
+            id=new_id(),
+            session_id=item.session_id,
+            user_id=item.user_id,
+            event_type=EventType.PHI_DETECTED,
+            timestamp=item.timestamp or utcnow(),
+            data=tally.event_data(tokens, **ids),
+        )
+        stored = await (await self._store()).append_event(event)
+        self.live.publish(item.session_id, "event", stored)
 
     async def delete_user_memory(
         self,

@@ -61,7 +61,7 @@ class LlmContextIn(_Body):
     )
     max_tokens: int = Field(default=4000, ge=1, le=1_000_000)
     model: str = Field(default="gpt-4o", max_length=100)
-    budget_ms: float | None = Field(default=None, gt=0, le=60_000)
+    budget_ms: float | None = Field(default=None, ge=0, le=60_000)
 
 
 class LlmContextOut(BaseModel):

@@ -1,0 +1,352 @@
+"""The privacy pipeline: a user's settings applied to a write before any store sees it.
+
+A write passes a chain of small steps (structlog-style processors), each
+taking and returning an :class:`EntryWrite`:
+
+1. :func:`skip_when_disabled` (``enabled=False``): nothing is stored; the entry
+   comes back unstored (``seq`` is ``None``) with the degradation
+   ``not_stored_memory_disabled``.
+2. :func:`drop_rag_context` (``save_rag_context=False``): passages and sources
+   are removed.
+3. PHI redaction (``anonymize_phi=True``): content, passages and source texts
+   are redacted with the PHI detector; tokens (``[PERSON_1]``) are consistent
+   within the session (:mod:`unimem.privacy.pseudonyms`); the entry gets
+   ``phi_detected=True`` and the service records a ``phi_detected`` event with
+   types and counts only.
+4. :func:`drop_voice_transcript` (``save_voice_transcripts=False``): a voice
+   user entry is stored with empty content and the degradation
+   ``voice_transcript_not_saved``; live listeners still get the (redacted)
+   transcript, which is never stored.
+
+Event data goes through the same redaction (:meth:`PrivacyPipeline.redact_data`).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..models import MemoryEntry, MemorySettings, Mode, Role
+from ..stores.base import DurableStore
+from .pseudonyms import SessionTokens
+
+__all__ = [
+    "DEGRADATION_NOT_STORED",
+    "DEGRADATION_NO_DETECTOR",
+    "DEGRADATION_VOICE_NOT_SAVED",
+    "Detector",
+    "EntryWrite",
+    "PhiTally",
+    "PrivacyPipeline",
+    "drop_rag_context",
+    "drop_voice_transcript",
+    "skip_when_disabled",
+]
+
+DEGRADATION_NOT_STORED = "not_stored_memory_disabled"
+DEGRADATION_VOICE_NOT_SAVED = "voice_transcript_not_saved"
+DEGRADATION_NO_DETECTOR = "phi_detector_unavailable"
+
+#: ``detect_phi(text, language)``: findings with ``type``, ``start``, ``end``
+#: (attributes or keys).
+Detector = Callable[[str, str | None], Sequence[Any]]
+
+#: Most ``phi_detected`` events read to rebuild a session's tokens.
+PHI_EVENT_LIMIT = 100_000
+
+# Event data keys that hold structure (ids, codes, times), never free text.
+_STRUCTURAL_KEYS = frozenset({"trigger", "timestamp", "from_mode", "to_mode", "topic_id"})
+_STRUCTURAL_SUFFIXES = ("_id", "_ids", "_seq", "_at", "language", "_mode")
+
+
+@dataclass(slots=True)
+class PhiTally:
+    """PHI found in one write: counts per type and the fields it was in (no values)."""
+
+    counts: dict[str, int] = field(default_factory=dict)
+    fields: list[str] = field(default_factory=list)
+
+    @property
+    def total(self) -> int:
+        """Findings of every type together."""
+        return sum(self.counts.values())
+
+    def add(self, phi_type: str, where: str) -> None:
+        """Count one finding of ``phi_type`` in field ``where``."""
+        self.counts[phi_type] = self.counts.get(phi_type, 0) + 1
+        if where not in self.fields:
+            self.fields.append(where)
+
+    def event_data(self, tokens: SessionTokens | None, **ids: Any) -> dict[str, Any]:
+        """Data of the ``phi_detected`` event: ids, types, counts, token digests."""
+        return {
+            **ids,
+            "types": dict(sorted(self.counts.items())),
+            "count": self.total,
+            "fields": list(self.fields),
+            "tokens": dict(tokens.used) if tokens is not None else {},
+        }
+
+
+@dataclass(slots=True)
+class EntryWrite:
+    """One entry on its way to the store, and what the pipeline decided about it."""
+
+    entry: MemoryEntry
+    settings: MemorySettings
+    #: False when nothing may be stored (memory disabled).
+    store: bool = True
+    #: What live listeners receive when it differs from what is stored.
+    live: MemoryEntry | None = None
+    phi: PhiTally = field(default_factory=PhiTally)
+    tokens: SessionTokens | None = None
+
+
+def _degrade(entry: MemoryEntry, degradation: str, **update: Any) -> MemoryEntry:
+    degradations = list(entry.degradations)
+    if degradation not in degradations:
+        degradations.append(degradation)
+    return entry.model_copy(update={**update, "degradations": degradations})
+
+
+def skip_when_disabled(write: EntryWrite) -> EntryWrite:
+    """``enabled=False``: store nothing; the entry is returned unstored and flagged."""
+    if not write.settings.enabled:
+        write.store = False
+        write.entry = _degrade(write.entry, DEGRADATION_NOT_STORED, seq=None)
+    return write
+
+
+def drop_rag_context(write: EntryWrite) -> EntryWrite:
+    """``save_rag_context=False``: retrieved passages and sources are not stored."""
+    entry = write.entry
+    if not write.settings.save_rag_context and (entry.retrieved_passages or entry.sources):
+        write.entry = entry.model_copy(update={"retrieved_passages": [], "sources": []})
+    return write
+
+
+def drop_voice_transcript(write: EntryWrite) -> EntryWrite:
+    """``save_voice_transcripts=False``: a voice user entry is stored without its content."""
+    entry = write.entry
+    if (
+        not write.settings.save_voice_transcripts
+        and entry.role is Role.USER
+        and entry.mode is Mode.VOICE
+        and entry.content
+    ):
+        write.live = entry
+        write.entry = _degrade(entry, DEGRADATION_VOICE_NOT_SAVED, content="")
+    return write
+
+
+def _attr(finding: Any, name: str) -> Any:
+    if isinstance(finding, Mapping):
+        return finding.get(name)
+    return getattr(finding, name, None)
+
+
+def _spans(text: str, findings: Sequence[Any]) -> list[tuple[int, int, str]]:
+    """Valid, non-overlapping ``(start, end, type)`` spans, longest first at a position."""
+    spans: list[tuple[int, int, str]] = []
+    for finding in findings:
+        start, end, kind = _attr(finding, "start"), _attr(finding, "end"), _attr(finding, "type")
+        if isinstance(start, int) and isinstance(end, int) and 0 <= start < end <= len(text):
+            spans.append((start, end, str(getattr(kind, "value", kind) or "PHI")))
+    spans.sort(key=lambda s: (s[0], s[0] - s[1]))
+    kept: list[tuple[int, int, str]] = []
+    for span in spans:
+        if not kept or span[0] >= kept[-1][1]:
+            kept.append(span)
+    return kept
+
+
+def _replace(text: str, spans: list[tuple[int, int, str]], tokens: SessionTokens) -> str:
+    out: list[str] = []
+    last = 0
+    for start, end, kind in spans:
+        out.append(text[last:start])
+        out.append(tokens.token(kind, text[start:end]))
+        last = end
+    out.append(text[last:])
+    return "".join(out)
+
+
+def _structural(key: str) -> bool:
+    return key in _STRUCTURAL_KEYS or key.endswith(_STRUCTURAL_SUFFIXES)
+
+
+class PrivacyPipeline:
+    """Applies a user's settings to entries and event data before they are stored.
+
+    Args:
+        detector: ``detect_phi(text, language)``; by default
+            ``unimem.privacy.detect_phi``, loaded on first use. Without one,
+            redaction is skipped and entries carry ``phi_detector_unavailable``.
+        token_key: key of the token digests (see :mod:`unimem.privacy.pseudonyms`);
+            random per pipeline when not given.
+    """
+
+    def __init__(self, *, detector: Detector | None = None, token_key: bytes | None = None):
+        self._detector = detector
+        self._looked_up = detector is not None
+        self.token_key = token_key or os.urandom(32)
+
+    def detector(self) -> Detector | None:
+        """The PHI detector, or ``None`` when none is installed."""
+        if not self._looked_up:
+            self._looked_up = True
+            try:
+                from . import detect_phi  # type: ignore[attr-defined,unused-ignore]
+            except ImportError:
+                detect_phi = None
+            self._detector = detect_phi
+        return self._detector
+
+    async def session_tokens(self, store: DurableStore, session_id: str) -> SessionTokens:
+        """The session's tokens, rebuilt from its ``phi_detected`` events."""
+        tokens = SessionTokens(self.token_key, session_id)
+        events = await store.get_events(
+            session_id, event_type="phi_detected", limit=PHI_EVENT_LIMIT
+        )
+        tokens.learn_events(e.data for e in events)
+        return tokens
+
+    async def entry(
+        self, entry: MemoryEntry, settings: MemorySettings, store: DurableStore
+    ) -> EntryWrite:
+        """Run the pipeline on ``entry`` (validated, ids filled) for a user with ``settings``."""
+        write = EntryWrite(entry, settings)
+        for step in (skip_when_disabled, drop_rag_context):
+            write = step(write)
+            if not write.store:
+                return write
+        if settings.anonymize_phi:
+            write = await self._redact_entry(write, store)
+        return drop_voice_transcript(write)
+
+    async def _redact_entry(self, write: EntryWrite, store: DurableStore) -> EntryWrite:
+        detect = self.detector()
+        entry = write.entry
+        if detect is None:
+            write.entry = _degrade(entry, DEGRADATION_NO_DETECTOR)
+            return write
+        language = entry.language or entry.detected_language
+        content_spans = _spans(entry.content, detect(entry.content, language))
+        passage_spans = [_spans(p, detect(p, language)) for p in entry.retrieved_passages]
+        sources_found = self._scan(entry.sources, detect, language)
+        if not content_spans and not any(passage_spans) and not sources_found:
+            return write
+        tokens = await self.session_tokens(store, entry.session_id)
+        tally = write.phi
+        for _, _, kind in content_spans:
+            tally.add(kind, "content")
+        for spans in passage_spans:
+            for _, _, kind in spans:
+                tally.add(kind, "retrieved_passages")
+        update: dict[str, Any] = {
+            "phi_detected": True,
+            "content": _replace(entry.content, content_spans, tokens),
+            "retrieved_passages": [
+                _replace(p, s, tokens)
+                for p, s in zip(entry.retrieved_passages, passage_spans, strict=True)
+            ],
+        }
+        if sources_found:
+            update["sources"] = self._redact_json(
+                entry.sources, detect, language, tokens, tally, "sources"
+            )
+        write.entry = entry.model_copy(update=update)
+        write.tokens = tokens
+        return write
+
+    def _scan(self, value: Any, detect: Detector, language: str | None) -> bool:
+        if isinstance(value, str):
+            return bool(detect(value, language))
+        if isinstance(value, Mapping):
+            return any(self._scan(v, detect, language) for v in value.values())
+        if isinstance(value, list):
+            return any(self._scan(v, detect, language) for v in value)
+        return False
+
+    def _redact_json(
+        self,
+        value: Any,
+        detect: Detector,
+        language: str | None,
+        tokens: SessionTokens,
+        tally: PhiTally,
+        where: str,
+        *,
+        skip_structural: bool = False,
+    ) -> Any:
+        if isinstance(value, str):
+            spans = _spans(value, detect(value, language))
+            for _, _, kind in spans:
+                tally.add(kind, where)
+            return _replace(value, spans, tokens)
+        if isinstance(value, Mapping):
+            return {
+                k: v
+                if skip_structural and _structural(str(k))
+                else self._redact_json(
+                    v, detect, language, tokens, tally, where, skip_structural=skip_structural
+                )
+                for k, v in value.items()
+            }
+        if isinstance(value, list):
+            return [
+                self._redact_json(
+                    v, detect, language, tokens, tally, where, skip_structural=skip_structural
+                )
+                for v in value
+            ]
+        return value
+
+    async def redact_data(
+        self,
+        data: dict[str, Any],
+        settings: MemorySettings,
+        store: DurableStore,
+        session_id: str,
+        language: str | None = None,
+    ) -> tuple[dict[str, Any], PhiTally, SessionTokens | None]:
+        """Event ``data`` with PHI in its free-text values redacted (when the user's
+        ``anonymize_phi`` is on); ids, codes and times are left alone."""
+        tally = PhiTally()
+        detect = self.detector() if settings.anonymize_phi else None
+        if detect is None or not self._scan(
+            {k: v for k, v in data.items() if not _structural(k)}, detect, language
+        ):
+            return data, tally, None
+        tokens = await self.session_tokens(store, session_id)
+        redacted = self._redact_json(
+            data, detect, language, tokens, tally, "data", skip_structural=True
+        )
+        return redacted, tally, tokens
+
+    async def redact_text(
+        self,
+        text: str,
+        settings: MemorySettings,
+        store: DurableStore,
+        session_id: str | None,
+        language: str | None = None,
+    ) -> tuple[str, PhiTally]:
+        """``text`` redacted for storage outside an entry (a fact, a summary) when the
+        user's ``anonymize_phi`` is on. With ``session_id`` the session's tokens are used."""
+        tally = PhiTally()
+        detect = self.detector() if settings.anonymize_phi else None
+        if detect is None:
+            return text, tally
+        spans = _spans(text, detect(text, language))
+        if not spans:
+            return text, tally
+        if session_id is not None:
+            tokens = await self.session_tokens(store, session_id)
+        else:
+            tokens = SessionTokens(self.token_key, "")
+        for _, _, kind in spans:
+            tally.add(kind, "text")
+        return _replace(text, spans, tokens), tally
