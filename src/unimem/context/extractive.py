@@ -21,7 +21,14 @@ from typing import Any
 
 from .tokens import content_text, count_text_tokens
 
-__all__ = ["ExtractiveSummarizer", "SummaryLine", "parse_summary", "render_summary"]
+__all__ = [
+    "ExtractiveSummarizer",
+    "SummaryLine",
+    "apply_corrections",
+    "digits",
+    "parse_summary",
+    "render_summary",
+]
 
 _SENTENCE_SPLIT = re.compile(r"(?<=[.!?。！？؟])\s+|\n+")
 _MAX_SENTENCE_WORDS = 40  # voice transcripts come unpunctuated: cut long runs
@@ -32,7 +39,8 @@ _FACT_TERMS = re.compile(
     r"dose|dosage|doses|daily|twice|once|nightly|every|hours?|"
     r"prescri\w*|medica\w*|taking|take|takes|started|stopped|switched|"
     r"diagnos\w*|condition|disease|syndrome|disorder|cancer|tumou?r|diabet\w*|"
-    r"hypertension|asthma|copd|arrhythmia|fibrillation|thyroid\w*|epilep\w*|"
+    r"hypertension|asthma|copd|arrhythmia|fibrillation|\w*thyroid\w*|epilep\w*|apnea|"
+    r"\w+(?:itis|osis|emia|pathy|oma)|"
     r"migraines?|kidney|liver|heart|cholesterol|anemi\w*|pregnan\w*|"
     r"surgery|procedure|operation|biopsy|colonoscopy|endoscopy|scan|mri|ct|x-ray|"
     r"ultrasound|appointment|scheduled|follow-up|vaccin\w*|blood\s+test|"
@@ -44,8 +52,17 @@ _FACT_TERMS = re.compile(
     r"allergie|medikament\w*|diagnose|operation|termin)\b",
     re.IGNORECASE,
 )
-_NUMBER = re.compile(r"\d")
-_UNIT = re.compile(r"\d\s*(mg|mcg|µg|g|ml|units?|iu|%|mmhg|kg|lbs?)\b", re.IGNORECASE)
+_NUMBER_WORDS = (
+    r"(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|"
+    r"thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand)"
+)
+# Digits, or numbers as a speech recognizer writes them ("seventy five").
+_NUMBER = re.compile(rf"\d|\b{_NUMBER_WORDS}\b", re.IGNORECASE)
+_UNIT = re.compile(
+    rf"(\d\s*|\b{_NUMBER_WORDS}\s+)(mg|mcg|µg|g|ml|units?|iu|%|mmhg|kg|lbs?|"
+    r"milligrams?|micrograms?|grams?|milliliters?|percent)\b",
+    re.IGNORECASE,
+)
 _DATE = re.compile(
     r"\b(jan(uary)?|feb(ruary)?|mar(ch)?|apr(il)?|may|june?|july?|aug(ust)?|"
     r"sep(t(ember)?)?|oct(ober)?|nov(ember)?|dec(ember)?|monday|tuesday|wednesday|"
@@ -66,7 +83,8 @@ _CORRECTION = re.compile(
     r"en fait|eigentlich)\b",
     re.IGNORECASE,
 )
-_STALE_VALUE = re.compile(r"\bnot\s+(?:the\s+)?([\w.,/-]*\d[\w.,/-]*|\w+)", re.IGNORECASE)
+_STALE_VALUE = re.compile(r"\bnot\s+(?:the\s+)?((?:[\w./-]+\s*){1,3})", re.IGNORECASE)
+_CORRECTION_LOOKBACK = 80  # sentences searched back for what a correction corrects
 _LINE = re.compile(r"^- (user|assistant|system|tool): (.*)$")
 
 
@@ -133,29 +151,133 @@ def render_summary(lines: Sequence[SummaryLine]) -> str:
     return "\n".join(f"- {line.role}: {line.text}" for line in sorted(lines, key=lambda x: x.order))
 
 
-def _merge_correction(lines: list[SummaryLine], correction: SummaryLine) -> None:
-    """Fold the sentence a correction corrects into the correction's line."""
-    stale = _STALE_VALUE.search(correction.text)
-    target: int | None = None
-    window = lines[-12:]
+_SMALL = {
+    w: i
+    for i, w in enumerate(
+        [
+            "zero",
+            "one",
+            "two",
+            "three",
+            "four",
+            "five",
+            "six",
+            "seven",
+            "eight",
+            "nine",
+            "ten",
+            "eleven",
+            "twelve",
+            "thirteen",
+            "fourteen",
+            "fifteen",
+            "sixteen",
+            "seventeen",
+            "eighteen",
+            "nineteen",
+        ]
+    )
+}
+_TENS = {
+    w: 10 * i
+    for i, w in enumerate(
+        ["_", "_", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"]
+    )
+    if i > 1
+}
+_NUMBER_RUN = re.compile(
+    r"\b(?:(?:zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|"
+    r"fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|"
+    r"seventy|eighty|ninety|hundred|thousand)(?:\s+|\b))+",
+    re.IGNORECASE,
+)
+
+
+def _run_value(run: str) -> str:
+    total = current = 0
+    for word in run.lower().split():
+        if word in _SMALL:
+            current += _SMALL[word]
+        elif word in _TENS:
+            current += _TENS[word]
+        elif word == "hundred":
+            current = max(current, 1) * 100
+        elif word == "thousand":
+            total += max(current, 1) * 1000
+            current = 0
+    return str(total + current)
+
+
+def digits(text: str) -> str:
+    """``text`` with spoken numbers as digits ("seventy five mg" → "75 mg"), for matching."""
+    return _NUMBER_RUN.sub(lambda m: _run_value(m.group(0)) + " ", text).strip()
+
+
+def _stale_values(correction: str) -> list[str]:
+    """What a correction says was wrong: "not 10" → ["10"], "not seventy five" →
+    ["seventy five", "seventy"] (longest first)."""
+    match = _STALE_VALUE.search(correction)
+    if not match:
+        return []
+    words = match.group(1).replace(",", " ").rstrip(".").split()[:3]
+    return [" ".join(words[:n]).rstrip(".") for n in range(len(words), 0, -1)]
+
+
+def _corrected_index(lines: Sequence[SummaryLine], correction: SummaryLine) -> int | None:
+    """The line a correction corrects: the latest one stating the value the
+    correction rejects ("not 10"), preferring one that carries a dose or fact;
+    without a rejected value, the latest fact-bearing line of the same speaker."""
+    window = lines[-_CORRECTION_LOOKBACK:]
     offset = len(lines) - len(window)
-    if stale:
-        value = re.escape(stale.group(1).rstrip(".,"))
-        pattern = re.compile(rf"(?<![\w.]){value}(?![\w])", re.IGNORECASE)
-        for index in range(len(window) - 1, -1, -1):
-            if pattern.search(window[index].text):
-                target = offset + index
-                break
+    target: int | None = None
+    texts = [digits(line.text) for line in window]
+    for value in _stale_values(digits(correction.text)):
+        pattern = re.compile(rf"(?<![\w.]){re.escape(value)}(?!\w)", re.IGNORECASE)
+        hits = [i for i in range(len(window)) if pattern.search(texts[i])]
+        factual = [i for i in hits if window[i].score >= 3 or _UNIT.search(window[i].text)]
+        if factual or hits:
+            target = offset + (factual or hits)[-1]
+            break
     if target is None:
         for index in range(len(window) - 1, -1, -1):
             if window[index].role == correction.role and window[index].score >= 3:
                 target = offset + index
                 break
+    return target
+
+
+def _merge_correction(lines: list[SummaryLine], correction: SummaryLine) -> None:
+    """Fold the sentence a correction corrects into the correction's line."""
+    target = _corrected_index(lines, correction)
     if target is None:
         return
     earlier = lines.pop(target)
     correction.text = f"{earlier.text} → {correction.text}"
     correction.score = max(correction.score, earlier.score) + 1.0
+
+
+def apply_corrections(summary: str, messages: Sequence[Mapping[str, Any]]) -> str:
+    """Mark summary lines that newer ``messages`` (kept verbatim) correct.
+
+    Without this a summary line ("I take lisinopril 10 mg") and its correction
+    in the recent history ("actually it's 20 mg, not 10") would sit apart; the
+    corrected line gets the correction appended, so it never reads as current.
+    """
+    if not summary:
+        return summary
+    lines: list[SummaryLine] | None = None
+    for message in messages:
+        role = str(message.get("role", "user"))
+        for sentence in _sentences(content_text(message.get("content"))):
+            if not _CORRECTION.search(sentence):
+                continue
+            if lines is None:
+                lines = parse_summary(summary)
+            correction = SummaryLine(role, sentence, 0.0, len(lines))
+            target = _corrected_index(lines, correction)
+            if target is not None and "→" not in lines[target].text:
+                lines[target].text += f" → later: {sentence}"
+    return summary if lines is None else render_summary(lines)
 
 
 class ExtractiveSummarizer:

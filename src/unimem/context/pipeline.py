@@ -38,7 +38,7 @@ from .builder import (
     normalize_passages,
     split_history,
 )
-from .extractive import ExtractiveSummarizer
+from .extractive import ExtractiveSummarizer, apply_corrections
 from .summarize import LLMSummarizer, Summarizer, summarize_with_fallback
 from .tokens import count_tokens
 
@@ -90,13 +90,8 @@ async def _load(store: DurableStore, session_id: str, user_id: str, window: int)
 
 
 def _messages(entries: Sequence[MemoryEntry]) -> list[dict[str, Any]]:
-    previous = None
-    out = []
-    for entry in entries:
-        out.append(entry_message(entry, previous))
-        if entry.role is Role.USER:
-            previous = entry.mode
-    return out
+    # No mode markers in summaries: they describe the moment, not the facts.
+    return [entry_message(entry, None) for entry in entries]
 
 
 async def _fold(
@@ -233,6 +228,8 @@ async def build_session_context(
         deadline=deadline,
         degradations=degradations,
     )
+    if summary and window_entries:
+        summary = apply_corrections(summary, _messages(window_entries))
     probe.summary = summary
     probe.history = window_entries
     result = assemble(probe, max_tokens, model)
