@@ -1,0 +1,144 @@
+"""Calendar dates: "03/03/1952", "March 3rd, 1952", "march third nineteen fifty two",
+"the fifth of january", "tres de marzo de mil novecientos cincuenta y dos", "12 mars 1951".
+
+A date needs a month together with a day or a year (or a numeric day/month/year
+form). Relative times ("this morning", "last week", "next tuesday") and bare
+years are not dates of a person under HIPAA Safe Harbor, so they are left alone.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .phi_doc import Doc, words
+
+__all__ = ["find_dates"]
+
+_MONTHS: dict[str, int] = {}
+for _number, _names in enumerate(
+    (
+        "january jan enero janvier يناير",
+        "february feb febrero février fevrier فبراير",
+        "march mar marzo mars مارس",
+        "april apr abril avril أبريل ابريل",
+        "may mayo mai مايو",
+        "june jun junio juin يونيو",
+        "july jul julio juillet يوليو",
+        "august aug agosto août aout أغسطس اغسطس",
+        "september sep sept septiembre setiembre septembre سبتمبر",
+        "october oct octubre octobre أكتوبر اكتوبر",
+        "november nov noviembre novembre نوفمبر",
+        "december dec diciembre décembre decembre ديسمبر",
+    ),
+    start=1,
+):
+    for _name in _names.split():
+        _MONTHS[_name] = _number
+
+_ORDINALS = {
+    word: n
+    for n, word in enumerate(
+        words(
+            "first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth "
+            "thirteenth fourteenth fifteenth sixteenth seventeenth eighteenth nineteenth "
+            "twentieth"
+        ),
+        start=1,
+    )
+}
+_ORDINALS.update({"thirtieth": 30, "primero": 1, "premier": 1, "1er": 1, "1re": 1})
+_ORDINAL_DIGITS_RE = re.compile(r"^([0-9]{1,2})(?:st|nd|rd|th|er|º|°)$")
+_NUMERIC_RES = (
+    re.compile(r"(?<![\d/.-])(\d{1,2})[/.-](\d{1,2})[/.-](\d{4}|\d{2})(?![\d/-]|\.\d)"),
+    re.compile(r"(?<![\d/.-])(\d{4})-(\d{1,2})-(\d{1,2})(?![\d-])"),
+)
+_LEAD = frozenset({"the", "le", "el", "on"})
+_OF = frozenset({"of", "de", "del", ","})
+
+
+def _numeric_dates(doc: Doc) -> None:
+    for index, regex in enumerate(_NUMERIC_RES):
+        for m in regex.finditer(doc.norm):
+            a, b, c = (int(g) for g in m.groups())
+            day_month = (a, b) if index == 0 else (c, b)
+            if index == 1 and not 1 <= b <= 12:
+                continue
+            if index == 0 and not (
+                (1 <= a <= 12 and 1 <= b <= 31) or (1 <= b <= 12 and 1 <= a <= 31)
+            ):
+                continue
+            if index == 0 and len(m.group(3)) == 2 and m.group().count(".") == 2:
+                continue  # "1.2.10" is more likely a version or a dose than a date
+            if all(1 <= v <= 31 for v in day_month):
+                doc.claim_chars("DATE", m.start(), m.end(), 0.9)
+
+
+def _day_at(doc: Doc, i: int) -> int:
+    """Last token of a day of the month starting at ``i`` ("third", "twenty first", "14th")."""
+    low = doc.low(i)
+    if not doc.free(i):
+        return -1
+    if low in _ORDINALS or _ORDINAL_DIGITS_RE.match(low):
+        return i
+    run = doc.run_at(i)
+    if run is None:
+        return -1
+    if run.value in (20, 30) and doc.low(run.last + 1) in _ORDINALS and doc.free(run.last + 1):
+        return run.last + 1  # "twenty first", "thirty first"
+    if 1 <= run.segments[0] <= 31 and len(run.digits) <= 2 and len(run.segments) == 1:
+        return run.last
+    if 1 <= run.segments[0] <= 31 and len(run.segments) > 1:
+        rest = run.digits[len(str(run.segments[0])) :]
+        if len(rest) == 4 and 1900 <= int(rest) <= 2099:
+            return run.last  # "march three nineteen fifty two" as one run
+    return -1
+
+
+def _year_at(doc: Doc, i: int) -> int:
+    """Last token of a year starting at ``i`` ("1952", "nineteen fifty two"), or -1."""
+    run = doc.run_at(i)
+    if run is None or not doc.free(i):
+        return -1
+    if len(run.digits) == 4 and 1900 <= int(run.digits) <= 2099:
+        return run.last
+    return -1
+
+
+def _skip(doc: Doc, i: int, words: frozenset[str]) -> int:
+    while doc.low(i) in words:
+        i += 1
+    return i
+
+
+def find_dates(doc: Doc) -> None:
+    """Claim calendar dates, typed or spoken, in English, Spanish, French or Arabic."""
+    _numeric_dates(doc)
+    n = len(doc.tokens)
+    i = 0
+    while i < n:
+        low = doc.low(i)
+        end = -1
+        start = i
+        if low in _MONTHS and doc.free(i):
+            # MONTH DAY [,] [YEAR]  |  MONTH [of] YEAR
+            day_end = _day_at(doc, _skip(doc, i + 1, frozenset({"the"})))
+            if day_end >= 0:
+                end = day_end
+                year_end = _year_at(doc, _skip(doc, end + 1, _OF))
+                end = max(end, year_end)
+            else:
+                end = _year_at(doc, _skip(doc, i + 1, _OF))
+        elif doc.free(i):
+            # DAY [of|de] MONTH [[,] [de] YEAR]
+            day_end = _day_at(doc, i)
+            month = _skip(doc, day_end + 1, _OF) if day_end >= 0 else -1
+            if month > 0 and doc.low(month) in _MONTHS and doc.free(month):
+                end = month
+                end = max(end, _year_at(doc, _skip(doc, month + 1, _OF)))
+                if doc.low(i - 1) in _LEAD and doc.low(i - 1) != "on" and doc.free(i - 1):
+                    start = i - 1
+        if end >= 0:
+            doc.claim("DATE", start, end, 0.9)
+            i = end + 1
+        else:
+            i += 1

@@ -1,0 +1,97 @@
+"""Word lists of the PHI detector, loaded once, lazily, from the package.
+
+``medical_terms.txt`` (eponyms, conditions, drugs) is shipped in
+``unimem/privacy/data/`` and extended by ``<data dir>/lexicons/medical_terms.txt``
+when a deployment provides one (data dir from :func:`unimem.config.resolve_data_dir`).
+Terms found there are never taken for person names.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+from ..config import resolve_data_dir
+from ..errors import ConfigurationError
+
+__all__ = ["Lexicon", "get_lexicon", "medical_terms_path"]
+
+
+def _words(text: str) -> set[str]:
+    words: set[str] = set()
+    for line in text.splitlines():
+        line = line.strip()
+        if line and not line.startswith("#"):
+            words.update(line.lower().split())
+    return words
+
+
+def _terms(text: str) -> set[str]:
+    return {
+        " ".join(line.lower().split())
+        for line in text.splitlines()
+        if line.strip() and not line.lstrip().startswith("#")
+    }
+
+
+def _packaged(name: str) -> str:
+    return resources.files("unimem.privacy").joinpath("data", name).read_text("utf-8")
+
+
+@dataclass(frozen=True, slots=True)
+class Lexicon:
+    """The word lists, all lowercase."""
+
+    #: Single-word medical terms ("parkinson", "metformin").
+    medical: frozenset[str]
+    #: Multi-word medical terms as token tuples, keyed by their first token.
+    medical_phrases: dict[str, tuple[tuple[str, ...], ...]]
+    common: frozenset[str]
+    first_names: frozenset[str]
+    surnames: frozenset[str]
+
+
+def medical_terms_path(data_dir: Path | None = None) -> Path:
+    """Where a deployment's extra medical terms live: ``<data dir>/lexicons/medical_terms.txt``."""
+    return (resolve_data_dir() if data_dir is None else data_dir) / "lexicons" / "medical_terms.txt"
+
+
+def get_lexicon() -> Lexicon:
+    """The lexicon for the current data directory, built on first use and cached.
+
+    Raises:
+        ConfigurationError: the deployment's medical terms file exists but cannot be read.
+    """
+    return _load(medical_terms_path())
+
+
+@functools.lru_cache(maxsize=8)
+def _load(extra: Path) -> Lexicon:
+    terms = _terms(_packaged("medical_terms.txt"))
+    if extra.is_file():
+        try:
+            terms |= _terms(extra.read_text("utf-8"))
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ConfigurationError(
+                f"cannot read the medical terms lexicon at {extra}: {type(exc).__name__};"
+                " make it a readable UTF-8 text file with one term per line"
+            ) from exc
+    single: set[str] = set()
+    phrases: dict[str, list[tuple[str, ...]]] = {}
+    for term in terms:
+        parts = tuple(
+            p.removesuffix("'s").removesuffix("’s") for p in term.replace("-", " ").split()
+        )
+        if len(parts) == 1:
+            single.add(parts[0].removesuffix("'s").removesuffix("’s"))
+        else:
+            phrases.setdefault(parts[0], []).append(parts)
+    return Lexicon(
+        medical=frozenset(single),
+        medical_phrases={k: tuple(v) for k, v in phrases.items()},
+        common=frozenset(_words(_packaged("common_words.txt"))),
+        first_names=frozenset(_words(_packaged("first_names.txt"))),
+        surnames=frozenset(_words(_packaged("surnames.txt"))),
+    )

@@ -1,0 +1,188 @@
+"""Person names, typed or spoken, in English, Spanish, French and Arabic.
+
+Names are found three ways, most trusted first:
+
+1. after an introduction ("my name is", "me llamo", "je m'appelle", "اسمي"), a
+   title ("dr", "doctora", "madame", "الدكتور") or a relation ("my wife", "mi hijo");
+2. a known given name ("john", "maría", "sophie") followed by a surname;
+3. never from capital letters alone, and never for a medical term: "Parkinson's
+   disease", "Hodgkin lymphoma", "Bell's palsy" and drug names are in the lexicon.
+"""
+
+from __future__ import annotations
+
+from .phi_doc import Doc, words
+
+__all__ = ["find_names"]
+
+_KINDS: dict[tuple[str, ...], str] = {}
+
+
+def _phrases(kind: str, phrases: str) -> None:
+    for phrase in phrases.split(","):
+        _KINDS[tuple(phrase.split())] = kind
+
+
+# strong: whatever follows is a name unless it is a common word.
+_phrases(
+    "strong",
+    "my name is,name is,my name's,name's,call me,named,name :,me llamo,mi nombre es,"
+    "nombre es,se llama,je m'appelle,m'appelle,mon nom est,nom est,s'appelle,nombre :,nom :,"
+    "اسمي,إسمي,اسمه,اسمها,إسمه",
+)
+# weak: only a known given name (or a capitalized word in typed text) follows.
+_phrases("weak", "i'm,i am,im,this is,it's,soy,je suis,c'est,ici,أنا,انا,hi,hello,hola,bonjour")
+_phrases(
+    "title",
+    "dr,dr .,doctor,doctora,dra,dra .,docteur,mr,mr .,mrs,mrs .,ms,ms .,miss,mx,nurse,prof,"
+    "professor,sr,sr .,sra,sra .,srta,señor,señora,señorita,don,doña,monsieur,madame,mme,"
+    "mlle,الدكتور,الدكتورة,د .,السيد,السيدة,الأستاذ,الاستاذ,dr",
+)
+_RELATIONS = words(
+    "wife husband son daughter mother mom mum father dad brother sister friend neighbor "
+    "neighbour caregiver grandson granddaughter grandmother grandfather grandma grandpa "
+    "partner cousin aunt uncle nephew niece boyfriend girlfriend hijo hija esposa esposo "
+    "marido mujer madre padre mamá papá hermano hermana abuela abuelo vecino vecina amigo "
+    "amiga nieto nieta fille fils femme mari mère père frère sœur soeur voisin voisine ami "
+    "amie"
+)
+for _rel in _RELATIONS:
+    for _owner in ("my", "mi", "ma", "mon"):
+        _KINDS[(_owner, _rel)] = "relation"
+for _rel in words("زوجتي زوجي ابني ابنتي بنتي أمي امي أبي ابي أخي اخي أختي اختي جاري صديقي"):
+    _KINDS[(_rel,)] = "relation"
+_MAX = max(len(k) for k in _KINDS)
+_PARTICLES = frozenset(words("de del la van von der bin ben al el da di du le"))
+_MEDICAL_NEXT = frozenset(
+    words(
+        "disease diseases syndrome palsy lymphoma sign test procedure disorder's disorder "
+        "maladie enfermedad síndrome syndrome's tumor tumour"
+    )
+)
+_SKIP_AFTER_CUE = frozenset({",", ":", "is", "es", "est", "was", "'s", "."})
+_SCORES = {"strong": 0.9, "title": 0.85, "relation": 0.8, "weak": 0.8, "bare": 0.7}
+
+
+def _stem(low: str) -> str:
+    return low.removesuffix("'s").removesuffix("’s")
+
+
+def _medical(doc: Doc, k: int) -> bool:
+    low = _stem(doc.low(k))
+    med = doc.lex.medical
+    if low in med or (low.endswith("s") and low[:-1] in med) or doc.low(k + 1) in _MEDICAL_NEXT:
+        return True
+    for phrase in doc.lex.medical_phrases.get(low, ()):
+        if all(_stem(doc.low(k + m)).rstrip("s") == p.rstrip("s") for m, p in enumerate(phrase)):
+            return True
+    # the second word of a phrase ("epstein barr", "lou gehrig")
+    prev = _stem(doc.low(k - 1))
+    return any(len(p) > 1 and p[1] == low for p in doc.lex.medical_phrases.get(prev, ()))
+
+
+def _arabic(low: str) -> bool:
+    return any("\u0600" <= c <= "\u06ff" for c in low)
+
+
+def _plain(doc: Doc, k: int) -> bool:
+    """Token ``k`` is a free word that could be part of a name (not common, not medical)."""
+    if not doc.free(k):
+        return False
+    tok = doc.tokens[k]
+    if tok.num is not None or not tok.is_alpha or (len(tok.low) < 2 and not _arabic(tok.low)):
+        return False
+    return tok.low not in doc.lex.common and not _medical(doc, k)
+
+
+def _known(doc: Doc, k: int) -> bool:
+    low = _stem(doc.low(k))
+    return low in doc.lex.first_names or low in doc.lex.surnames
+
+
+def _accept_first(doc: Doc, k: int, kind: str) -> bool:
+    if (
+        kind != "bare"
+        and doc.cased
+        and doc.free(k)
+        and doc.capitalized(k)
+        and _stem(doc.low(k)) in doc.lex.first_names
+        and not _medical(doc, k)
+    ):
+        return True  # "my son Will", "Dr. Grace Lee": the cue and the capital decide
+    if not _plain(doc, k):
+        return False
+    low = doc.low(k)
+    given = _stem(low) in doc.lex.first_names
+    if kind == "strong":
+        return True
+    if kind == "title":
+        return not doc.cased or doc.capitalized(k) or _arabic(low)
+    if doc.cased and not doc.capitalized(k):
+        return kind == "relation" and given
+    if _arabic(low):
+        return given or kind == "relation"
+    if kind in ("weak", "bare"):
+        return given or (kind == "weak" and doc.cased and doc.capitalized(k))
+    # relation in a transcript: a known name, or an unknown word that is not a verb
+    return given or (len(low) > 2 and not low.endswith(("ed", "ing", "s")))
+
+
+def _accept_next(doc: Doc, k: int) -> bool:
+    if not _plain(doc, k):
+        return False
+    low = doc.low(k)
+    if _arabic(low):
+        return _known(doc, k) or low.startswith("ال")
+    if doc.cased:
+        return doc.capitalized(k)
+    return _known(doc, k) or not low.endswith(("ed", "ing"))
+
+
+def _extend(doc: Doc, k: int) -> int:
+    """Last token of the name whose first token is ``k`` (up to three parts)."""
+    end = k
+    j = k + 1
+    while j < len(doc.tokens) and j - k < 4:
+        if doc.low(j) in _PARTICLES and _accept_next(doc, j + 1) and doc.cased:
+            end = j = j + 1
+        elif _accept_next(doc, j):
+            end = j
+        else:
+            break
+        j += 1
+    return end
+
+
+def find_names(doc: Doc) -> None:
+    """Claim person names."""
+    tokens = doc.tokens
+    n = len(tokens)
+    i = 0
+    while i < n:
+        kind = None
+        size = 0
+        for size in range(min(_MAX, n - i), 0, -1):
+            kind = _KINDS.get(tuple(t.low for t in tokens[i : i + size]))
+            if kind is not None:
+                break
+        if kind is None or not doc.free(i, i + size - 1):
+            i += 1
+            continue
+        start = i + size
+        while doc.low(start) in _SKIP_AFTER_CUE and start - (i + size) < 2:
+            start += 1
+        if doc.low(start) == "name" and doc.low(start + 1) in {"is", "'s"}:
+            i = start  # "my wife's name is karen": the introduction decides
+            continue
+        if _accept_first(doc, start, kind):
+            end = _extend(doc, start)
+            doc.claim("PERSON", start, end, _SCORES[kind])
+            i = end + 1
+        else:
+            i += size
+    for k in range(n):
+        if not doc.free(k) or _arabic(doc.low(k)):
+            continue
+        if _stem(doc.low(k)) in doc.lex.first_names and _accept_first(doc, k, "bare"):
+            end = _extend(doc, k)
+            doc.claim("PERSON", k, end, _SCORES["bare"])

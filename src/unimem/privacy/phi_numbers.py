@@ -1,0 +1,232 @@
+"""Numbers that identify someone: phones, SSNs, MRNs, member/account ids, ages over 89.
+
+A number alone says little: "140 over 90" is a blood pressure, "500 mg" a dose,
+"four four two nine one" could be anything. What it is comes from the words in
+front of it (a *cue*: "m r n", "member id", "my number is", "social") and from
+its shape (how many digits, letters mixed in). Numbers with no cue and fewer than
+seven digits are left alone, which is what keeps doses and vital signs out.
+"""
+
+from __future__ import annotations
+
+from .phi_doc import SENTENCE_END, Doc, words
+
+__all__ = ["find_ages", "find_identifiers"]
+
+# Priority when several cues precede one number: the nearest specific cue wins;
+# the generic "number" only decides when nothing else does.
+_GENERIC = "NUMBER"
+_CUES: dict[tuple[str, ...], str] = {}
+
+
+def _cues(type_: str, phrases: str) -> None:
+    for phrase in phrases.split(","):
+        _CUES[tuple(phrase.split())] = type_
+
+
+_cues(
+    "MRN",
+    "mrn,m r n,medical record,record number,chart number,chart,patient id,patient number,"
+    "hospital number,record,dossier,expediente,historia clínica,historial,رقم الملف,الملف,"
+    "رقم المريض,ملف",
+)
+_cues(
+    "SSN",
+    "ssn,s s n,social security,social,seguro social,sécurité sociale,securite sociale,"
+    "الضمان الاجتماعي",
+)
+_cues(
+    "ACCOUNT",
+    "member,member id,insurance,policy,account,group,subscriber,medicare,medicaid,plan,card,"
+    "id,afiliado,póliza,poliza,cuenta,mutuelle,compte,carte vitale,adhérent,التأمين,تأمين,"
+    "حساب,بطاقة",
+)
+_cues(
+    "PHONE",
+    "phone,telephone,cell,mobile,call,reach,fax,teléfono,telefono,móvil,movil,celular,"
+    "llámame,llamar,llame,téléphone,portable,appeler,appelez,هاتف,هاتفي,جوال,جوالي,اتصل,"
+    "موبايل,تلفون",
+)
+_cues("DATE", "born,birth,dob,d o b,birthday,admitted,nací,nacimiento,né,née,naissance")
+_cues(_GENERIC, "number,numbers,número,numero,numéro,رقم,رقمي,no,#")
+_MAX_CUE = max(len(k) for k in _CUES)
+_STOP = SENTENCE_END | {"and", "y", "et", "or", "o", "ou", "but", "pero", "mais"}
+
+_AGE_AFTER = frozenset(words("years year yrs yr yo años año ans an سنة سنوات عاما عام"))
+_AGE_BEFORE = frozenset(words("age aged turned turns turning عمري عمره عمرها edad âge"))
+_PEOPLE = frozenset(
+    words(
+        "i he she father mother mom mum dad grandmother grandfather grandma grandpa wife husband "
+        "patient aunt uncle brother sister son daughter friend neighbor neighbour"
+    )
+)
+_BE = frozenset({"is", "was", "am", "i'm", "im", "he's", "she's", "'s"})
+_UNITS = frozenset(
+    words(
+        "percent % mg milligrams milligram pounds lbs lb kg kilos degrees bpm over / point . "
+        "beats mmhg units ml mcg grams g sobre sur على"
+    )
+)
+
+
+def _cue_map(doc: Doc) -> tuple[dict[int, str], set[int]]:
+    """Cue type by the index of each cue's last token, and every token inside a cue."""
+    ends: dict[int, str] = {}
+    inside: set[int] = set()
+    tokens = doc.tokens
+    i = 0
+    while i < len(tokens):
+        for size in range(min(_MAX_CUE, len(tokens) - i), 0, -1):
+            key = tuple(t.low for t in tokens[i : i + size])
+            type_ = _CUES.get(key)
+            if type_ is not None and (size > 1 or len(key[0]) > 1 or key[0] == "#"):
+                ends[i + size - 1] = type_
+                inside.update(range(i, i + size))
+                i += size
+                break
+        else:
+            i += 1
+    return ends, inside
+
+
+def _cue_before(doc: Doc, start: int, ends: dict[int, str]) -> str | None:
+    generic = False
+    for k in range(start - 1, max(-1, start - 9), -1):
+        low = doc.low(k)
+        if low in _STOP:
+            break
+        type_ = ends.get(k)
+        if type_ == _GENERIC:
+            generic = True
+        elif type_ is not None:
+            return type_
+    return _GENERIC if generic else None
+
+
+def _is_id_part(doc: Doc, k: int, cue_tokens: set[int]) -> bool:
+    if not doc.free(k) or k in cue_tokens:
+        return False
+    tok = doc.tokens[k]
+    if tok.num is not None:
+        return True
+    low = tok.low
+    if low.isalnum() and low.isascii() and any(c.isdigit() for c in low):
+        return True  # "a1234567", "1eg4"
+    if len(low) == 1 and low.isalpha() and low.isascii():
+        return True  # a spelled letter ("x j h one two three")
+    # "POL-5567": a letter group glued to a number by a hyphen
+    return (
+        low.isalpha()
+        and low.isascii()
+        and len(low) <= 4
+        and doc.low(k + 1) == "-"
+        and tok.end == doc.tokens[k + 1].start
+    )
+
+
+def find_identifiers(doc: Doc) -> None:
+    """Claim SSNs, MRNs, account ids and phone numbers (typed or spoken)."""
+    ends, cue_tokens = _cue_map(doc)
+    n = len(doc.tokens)
+    i = 0
+    while i < n:
+        if not _is_id_part(doc, i, cue_tokens):
+            i += 1
+            continue
+        j = i
+        while j + 1 < n:
+            if _is_id_part(doc, j + 1, cue_tokens):
+                j += 1
+            elif (
+                doc.low(j + 1) in {"-", "/"}
+                and doc.tokens[j + 1].start == doc.tokens[j].end
+                and _is_id_part(doc, j + 2, cue_tokens)
+                and doc.tokens[j + 1].num is None
+                and doc.low(j + 1) == "-"
+            ):
+                j += 2
+            else:
+                break
+        last = j
+        while (
+            last >= i
+            and not any(c.isdigit() for c in doc.low(last))
+            and (doc.tokens[last].num is None)
+        ):
+            last -= 1  # spelled letters at the end are words ("... and i")
+        start = i
+        while start <= last and doc.tokens[start].num is None and len(doc.low(start)) == 1:
+            if (
+                doc.low(start) in {"i", "a", "y", "o", "e"}
+                and start + 1 <= last
+                and doc.tokens[start + 1].num is not None
+            ):
+                start += 1  # "a one c", "i one": a word before the number
+                continue
+            break
+        i = j + 1
+        if last < start:
+            continue
+        _classify(doc, start, last, _cue_before(doc, start, ends))
+
+
+def _classify(doc: Doc, start: int, last: int, cue: str | None) -> None:
+    digits = 0
+    letters = False
+    for run in doc.runs:
+        if start <= run.first and run.last <= last:
+            digits += len(run.digits)
+    for k in range(start, last + 1):
+        tok = doc.tokens[k]
+        if tok.num is None and tok.low != "-":
+            letters = True
+            digits += sum(c.isdigit() for c in tok.low)
+    type_: str | None = None
+    if cue == "SSN" and 4 <= digits <= 11:
+        type_ = "SSN"
+    elif cue in ("MRN", "ACCOUNT") and (digits >= 4 or (letters and digits >= 3)):
+        type_ = cue
+    elif cue == "DATE" and 6 <= digits <= 8 and not letters:
+        type_ = "DATE"
+    elif 7 <= digits <= 15 and not letters:
+        type_ = "PHONE"
+    if type_ is None:
+        return
+    if type_ == "PHONE" and doc.low(start - 1) == "+" and doc.free(start - 1):
+        start -= 1
+    doc.claim(type_, start, last, 0.9 if cue and cue != _GENERIC else 0.75)
+
+
+def find_ages(doc: Doc) -> None:
+    """Claim ages of 90 and over ("i'm ninety two", "94 years old", "tengo 92 años")."""
+    for run in doc.runs:
+        value = run.value
+        if value is None or not 90 <= value <= 125 or not doc.free(run.first, run.last):
+            continue
+        after = run.last + 1
+        while doc.low(after) == "-":
+            after += 1
+        nxt = doc.low(after)
+        if nxt in _UNITS:
+            continue
+        before = doc.low(run.first - 1)
+        before2 = doc.low(run.first - 2)
+        age = nxt in _AGE_AFTER
+        age = age or before in _AGE_BEFORE or (before == ":" and before2 in _AGE_BEFORE)
+        if not age and before in _BE:
+            subject = before2 if before != "am" else "i"
+            if before in {"i'm", "im", "he's", "she's"} or subject in _PEOPLE:
+                age = True
+            elif (
+                run.first >= 2
+                and doc.used[run.first - 2]
+                and any(
+                    s.type == "PERSON" and s.end == doc.tokens[run.first - 2].end for s in doc.spans
+                )
+            ):
+                age = True  # "my mom susan is ninety four"
+        if not age and before == "," and nxt in {",", ""}:
+            # "My father George, 92, lives with us"
+            age = run.first >= 2 and (before2 in _PEOPLE or doc.used[run.first - 2])
+        if age:
+            doc.claim("AGE_OVER_89", run.first, run.last, 0.85)

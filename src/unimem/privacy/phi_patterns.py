@@ -1,0 +1,162 @@
+"""Structured identifiers: emails, URLs, IP addresses, formatted SSNs and phones.
+
+Typed forms are matched with regular expressions on the normalized text; spoken
+forms ("john dot carter at gmail dot com", "w w w dot example dot com",
+"one nine two dot one six eight dot zero dot one") on tokens.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .phi_doc import Doc, words
+
+__all__ = ["find_spoken_addresses", "find_typed_patterns"]
+
+_EMAIL_RE = re.compile(r"[\w.%+-]+@[\w-]+(?:\.[\w-]+)*\.[a-z]{2,}", re.ASCII)
+_URL_RE = re.compile(
+    r"\b(?:https?://|www\.)[^\s<>\"']*[^\s<>\"'.,;:!?)\]]"
+    r"|\b[a-z0-9-]+(?:\.[a-z0-9-]+)*\.(?:com|org|net|edu|gov|io|health|info)"
+    r"(?:/[^\s<>\"']*[^\s<>\"'.,;:!?)\]])?\b"
+)
+_IP_RE = re.compile(r"(?<![\w.])(?:\d{1,3}\.){3}\d{1,3}(?![\w.]|\.\d)")
+_IPV6_RE = re.compile(r"(?<![\w:])(?:[0-9a-f]{1,4}:){7}[0-9a-f]{1,4}(?![\w:])")
+_SSN_RE = re.compile(r"(?<![\d-])\d{3}-\d{2}-\d{4}(?![\d-])")
+_PHONE_RES = (
+    # North American: (617) 555-0142, 617.555.0142, 617-555-0142, +1 415 555 2671
+    re.compile(r"(?<![\w+])(?:\+?1[\s.-]?)?\(?\d{3}\)?[\s.-]?\d{3}[\s.-]\d{4}(?!\d)"),
+    # International with a plus: +34 612 345 678, +966 50 123 4567, +33 6 12 34 56 78
+    re.compile(r"(?<![\w+])\+\d{1,3}(?:[\s.-]?\d{1,4}){2,6}(?!\d)"),
+)
+_TLDS = frozenset(
+    words("com org net edu gov io co uk fr es de ca us info health me app ma sa ae eg mx ar")
+)
+_AT = frozenset({"at", "arroba", "arobase", "@", "آت"})
+_DOT = frozenset({"dot", "punto", "point", "."})
+_JOIN = frozenset({"dot", "punto", "point", "underscore", "dash", "hyphen", "guion", "tiret"})
+_WWW = ("w", "w", "w")
+
+
+def find_typed_patterns(doc: Doc) -> None:
+    """Claim typed emails, URLs, IP addresses, SSNs and formatted phone numbers."""
+    norm = doc.norm
+    if "@" in norm:
+        for m in _EMAIL_RE.finditer(norm):
+            doc.claim_chars("EMAIL", m.start(), m.end(), 0.99)
+    if "." in norm:
+        for m in _IP_RE.finditer(norm):
+            if all(int(part) <= 255 for part in m.group().split(".")):
+                doc.claim_chars("IP_ADDRESS", m.start(), m.end(), 0.95)
+        for m in _URL_RE.finditer(norm):
+            doc.claim_chars("URL", m.start(), m.end(), 0.95)
+    if ":" in norm:
+        for m in _IPV6_RE.finditer(norm):
+            doc.claim_chars("IP_ADDRESS", m.start(), m.end(), 0.95)
+    if "-" in norm:
+        for m in _SSN_RE.finditer(norm):
+            doc.claim_chars("SSN", m.start(), m.end(), 0.9)
+    for regex in _PHONE_RES:
+        for m in regex.finditer(norm):
+            digits = sum(c.isdigit() for c in m.group())
+            if 7 <= digits <= 15:
+                doc.claim_chars("PHONE", m.start(), m.end(), 0.9)
+
+
+def _label_back(doc: Doc, i: int) -> int:
+    """First token of the spoken label ending at token ``i`` (one or two plain words)."""
+    if not doc.free(i) or not doc.tokens[i].low.isalnum() or doc.low(i) in doc.lex.common:
+        return -1
+    prev = i - 1
+    if (
+        doc.free(prev)
+        and doc.tokens[prev].low.isalpha()
+        and doc.low(prev) not in doc.lex.common
+        and doc.low(prev) not in _JOIN
+        and doc.low(prev - 1) in _JOIN
+    ):
+        return prev
+    return i
+
+
+def _domain_forward(doc: Doc, i: int) -> int:
+    """Last token of a spoken domain starting at ``i`` ("gmail dot com"), or -1."""
+    n = len(doc.tokens)
+    if i >= n or not doc.free(i) or not doc.tokens[i].low.isalnum():
+        return -1
+    last = -1
+    k = i
+    while k + 2 < n and doc.low(k + 1) in _DOT and doc.free(k + 2):
+        label = k + 2
+        if not doc.tokens[label].low.isalnum():
+            break
+        if doc.low(label) in _TLDS:
+            last = label
+        k = label
+        # A two-word label ("example health dot org").
+        if (
+            k + 1 < n
+            and doc.low(k + 1) not in _DOT
+            and doc.low(k + 2) in _DOT
+            and doc.tokens[k + 1].low.isalnum()
+            and doc.free(k + 1)
+        ):
+            k += 1
+    return last
+
+
+def _local_back(doc: Doc, i: int) -> int:
+    """First token of a spoken email local part ending at ``i`` ("john dot carter")."""
+    first = _label_back(doc, i)
+    if first < 0 and doc.free(i) and doc.tokens[i].low.isalnum():
+        first = i  # a local part may be a common word ("info", "contact")
+    while first >= 2 and doc.low(first - 1) in _JOIN and doc.free(first - 2):
+        if not doc.tokens[first - 2].low.isalnum() or doc.low(first - 2) in doc.lex.common:
+            break
+        first -= 2
+    return first
+
+
+def find_spoken_addresses(doc: Doc) -> None:
+    """Claim spoken emails, URLs and IP addresses."""
+    tokens = doc.tokens
+    n = len(tokens)
+    for i, tok in enumerate(tokens):
+        if tok.low in _AT and 0 < i < n - 1 and doc.free(i):
+            last = _domain_forward(doc, i + 1)
+            first = _local_back(doc, i - 1)
+            if last > 0 and first >= 0:
+                doc.claim("EMAIL", first, last, 0.9)
+    for i in range(n):
+        if not doc.free(i) or doc.low(i + 1) not in _DOT:
+            continue
+        first = i
+        if tuple(doc.low(k) for k in range(i - 2, i + 1)) == _WWW and doc.free(i - 2, i):
+            first = i - 2
+        elif doc.low(i) != "www":
+            first = _label_back(doc, i)
+        if first < 0:
+            continue
+        last = _domain_forward(doc, i)
+        if last > 0:
+            if doc.low(last + 1) == "slash" and doc.free(last + 2):
+                last += 2
+            doc.claim("URL", first, last, 0.85)
+    _spoken_ips(doc)
+
+
+def _spoken_ips(doc: Doc) -> None:
+    runs = {run.first: run for run in doc.runs}
+    for run in doc.runs:
+        parts = [run]
+        while len(parts) < 4:
+            dot = parts[-1].last + 1
+            nxt = runs.get(dot + 1)
+            if doc.low(dot) not in _DOT or nxt is None:
+                break
+            parts.append(nxt)
+        if (
+            len(parts) == 4
+            and all(len(p.digits) <= 3 and int(p.digits) <= 255 for p in parts)
+            and doc.free(run.first, parts[-1].last)
+        ):
+            doc.claim("IP_ADDRESS", run.first, parts[-1].last, 0.9)
