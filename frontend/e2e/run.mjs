@@ -1,0 +1,297 @@
+// End-to-end tests of the web UI in headless Chromium against a real
+// `unimem serve` (started by scripts/frontend-test).
+//
+//   UNIMEM_E2E_URL=http://127.0.0.1:PORT node e2e/run.mjs
+//
+// Only the browser's speech recognition is stubbed (headless Chromium has no
+// microphone); everything of unimem's is real. Screenshots of the main
+// states go to frontend/test-results/.
+
+import assert from "node:assert/strict";
+import { mkdirSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { chromium } from "playwright-core";
+
+const BASE = (process.env.UNIMEM_E2E_URL ?? "").replace(/\/$/, "");
+if (!BASE) {
+  console.error("set UNIMEM_E2E_URL to the address of a running `unimem serve`");
+  process.exit(2);
+}
+const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+const OUT = process.env.SCREENSHOT_DIR ?? join(dirname(fileURLToPath(import.meta.url)), "..", "test-results");
+mkdirSync(OUT, { recursive: true });
+const TIMEOUT = 15_000;
+
+// Replaces the Web Speech recognition API with one the test drives:
+// window.__speech.say(text) delivers a final transcript to the listening recognizer.
+const SPEECH_STUB = () => {
+  const state = { current: null, started: 0 };
+  class FakeRecognition {
+    constructor() {
+      this.lang = "";
+      this.interimResults = false;
+      this.continuous = false;
+      this.maxAlternatives = 1;
+      this.onresult = null;
+      this.onerror = null;
+      this.onend = null;
+    }
+    start() {
+      state.current = this;
+      state.started += 1;
+    }
+    stop() {
+      if (state.current === this) state.current = null;
+      this.onend?.();
+    }
+    abort() {
+      this.stop();
+    }
+  }
+  window.SpeechRecognition = FakeRecognition;
+  window.webkitSpeechRecognition = FakeRecognition;
+  window.__speech = {
+    state,
+    say(text) {
+      const rec = state.current;
+      if (!rec) throw new Error("no recognizer is listening");
+      const result = Object.assign([{ transcript: text, confidence: 0.93 }], { isFinal: true });
+      rec.onresult?.({ resultIndex: 0, results: [result] });
+      rec.stop();
+    },
+  };
+};
+
+const NO_SPEECH = () => {
+  delete window.SpeechRecognition;
+  delete window.webkitSpeechRecognition;
+};
+
+async function api(path, init) {
+  const response = await fetch(`${BASE}${path}`, init);
+  assert.ok(response.ok, `${init?.method ?? "GET"} ${path} answered ${response.status}`);
+  return response.json();
+}
+
+async function shot(page, name) {
+  await page.screenshot({ path: join(OUT, `${name}.png`), fullPage: true });
+}
+
+async function openSession(context, sessionId) {
+  const page = await context.newPage();
+  page.setDefaultTimeout(TIMEOUT);
+  const errors = [];
+  page.on("pageerror", (err) => errors.push(err.message));
+  page.on("console", (msg) => {
+    if (msg.type() === "error" && !/WebSocket|Failed to load resource/.test(msg.text())) {
+      errors.push(msg.text());
+    }
+  });
+  page.errors = errors;
+  await page.goto(`${BASE}/?session=${encodeURIComponent(sessionId)}`);
+  await page.getByTestId("live-status").filter({ hasText: "Live" }).waitFor();
+  return page;
+}
+
+async function sendText(page, text) {
+  const box = page.getByLabel("Message", { exact: true });
+  await box.fill(text);
+  await box.press("Enter");
+  await page.locator('[data-testid="message"]:not([aria-busy])', { hasText: text }).waitFor();
+}
+
+function messages(page) {
+  return page.getByTestId("message");
+}
+
+const tests = [];
+const test = (name, fn) => tests.push({ name, fn });
+
+const sessionId = `e2e-${Date.now().toString(36)}`;
+const ctx = {};
+
+test("typed then spoken messages share one history with mode badges and a switch marker", async () => {
+  const page = await openSession(ctx.context, sessionId);
+  ctx.page = page;
+  await page.getByTestId("history-empty").waitFor();
+
+  const textButton = page.getByRole("button", { name: "Text", exact: true });
+  const voiceButton = page.getByRole("button", { name: "Voice", exact: true });
+  assert.equal(await textButton.getAttribute("aria-pressed"), "true");
+
+  await page.getByLabel("Language").selectOption("en");
+  await sendText(page, "What is metformin used for?");
+
+  await voiceButton.click();
+  assert.equal(await voiceButton.getAttribute("aria-pressed"), "true");
+  assert.equal(await textButton.getAttribute("aria-pressed"), "false");
+
+  await page.getByRole("button", { name: "Press to talk" }).click();
+  await page.waitForFunction(() => window.__speech.state.current !== null);
+  await page.evaluate(() => window.__speech.say("and what dose should i take"));
+  await page
+    .locator('[data-testid="message"][data-mode="voice"]:not([aria-busy])', { hasText: "and what dose should i take" })
+    .waitFor();
+
+  const items = page.locator('ol.history > li[data-testid="message"], ol.history > li[data-testid="marker"]');
+  const kinds = await items.evaluateAll((els) =>
+    els.map((el) => `${el.dataset.testid}:${el.dataset.mode ?? el.dataset.eventType}`),
+  );
+  assert.deepEqual(kinds, ["message:text", "marker:mode_switch", "message:voice"]);
+  const badges = await page.getByTestId("mode-badge").allInnerTexts();
+  assert.deepEqual(badges.map((b) => b.trim().split(/\s+/).at(-1)), ["text", "voice"]);
+
+  const stored = await api(`/v1/sessions/${sessionId}/history`);
+  assert.deepEqual(stored.map((e) => [e.mode, e.content]), [
+    ["text", "What is metformin used for?"],
+    ["voice", "and what dose should i take"],
+  ]);
+  const events = await api(`/v1/sessions/${sessionId}/events?event_type=mode_switch&limit=10`);
+  assert.equal(events.length, 1);
+  assert.deepEqual([events[0].data.from_mode, events[0].data.to_mode], ["text", "voice"]);
+  await shot(page, "01-text-then-voice");
+});
+
+test("a refresh shows the same conversation, from the server", async () => {
+  const page = ctx.page;
+  await page.reload();
+  await page.getByTestId("live-status").filter({ hasText: "Live" }).waitFor();
+  await messages(page).nth(1).waitFor();
+  assert.equal(await messages(page).count(), 2);
+  assert.equal(await page.getByTestId("marker").count(), 1);
+  assert.ok(page.url().includes(`session=${sessionId}`));
+  // The conversation is not kept in the browser: only the session id is.
+  const keys = await page.evaluate(() => Object.keys(localStorage));
+  assert.deepEqual(keys.sort(), ["unimem.session"]);
+  await shot(page, "02-after-refresh");
+});
+
+test("a second tab on the same conversation receives new messages live", async () => {
+  const first = ctx.page;
+  const second = await openSession(ctx.context, sessionId);
+  ctx.second = second;
+  await messages(second).nth(1).waitFor();
+  await second.getByRole("button", { name: "Text", exact: true }).click();
+  await sendText(second, "Can I take it with food?");
+  // The first tab never reloads: the entry arrives over its live socket.
+  await first.locator('[data-testid="message"]', { hasText: "Can I take it with food?" }).waitFor();
+  assert.equal(await messages(first).count(), 3);
+  await first.locator('[data-testid="marker"][data-event-type="mode_switch"]').nth(1).waitFor();
+  await shot(first, "03-first-tab-live");
+});
+
+test("an Arabic message renders right to left", async () => {
+  const first = ctx.page;
+  const second = ctx.second;
+  await second.getByLabel("Language").selectOption("ar");
+  const arabic = "ما هي الجرعة المناسبة للأطفال؟";
+  await sendText(second, arabic);
+  for (const page of [second, first]) {
+    const content = page.locator('[data-testid="message"]', { hasText: arabic }).getByTestId("message-content");
+    await content.waitFor();
+    assert.equal(await content.getAttribute("dir"), "rtl");
+    assert.equal(await content.evaluate((el) => getComputedStyle(el).direction), "rtl");
+    const box = await content.boundingBox();
+    const bubble = await page.locator('[data-testid="message"]', { hasText: arabic }).boundingBox();
+    // Right-aligned: the text hugs the bubble's right edge.
+    assert.ok(box && bubble && bubble.x + bubble.width - (box.x + box.width) < 20);
+  }
+  await first.locator('[data-testid="marker"][data-event-type="language_switch"]').waitFor();
+
+  // Untagged Arabic (language left to detection) still renders right to left.
+  await second.getByLabel("Language").selectOption("");
+  const untagged = "شكرا جزيلا";
+  await sendText(second, untagged);
+  const content = second.locator('[data-testid="message"]', { hasText: untagged }).getByTestId("message-content");
+  assert.equal(await content.evaluate((el) => getComputedStyle(el).direction), "rtl");
+  await shot(first, "04-arabic-rtl");
+});
+
+test("the context inspector shows the messages an LLM would get, with a token count", async () => {
+  const page = ctx.page;
+  await page.getByLabel("Next question").fill("Is it safe in pregnancy?");
+  await page.getByRole("button", { name: "Show context" }).click();
+  const inspector = page.getByTestId("llm-context");
+  await inspector.waitFor();
+  const tokens = Number(await page.getByTestId("token-count").innerText());
+  assert.ok(tokens > 0, `token count ${tokens}`);
+  const text = await inspector.innerText();
+  assert.ok(text.includes("Is it safe in pregnancy?"));
+  assert.ok(text.includes("What is metformin used for?"));
+  await shot(page, "05-context-inspector");
+});
+
+test("delete all empties the history and the server confirms it", async () => {
+  const page = ctx.page;
+  await page.getByLabel("Everything").check();
+  await page.getByRole("button", { name: "Delete…" }).click();
+  const dialog = page.getByRole("alertdialog");
+  await dialog.waitFor();
+  await shot(page, "06-delete-confirm");
+  await dialog.getByRole("button", { name: "Yes, delete" }).click();
+  await page.getByTestId("deletion-receipt").waitFor();
+  await page.getByTestId("history-empty").waitFor();
+  assert.deepEqual(await api(`/v1/sessions/${sessionId}/history`), []);
+  assert.deepEqual(await api(`/v1/sessions/${sessionId}/events?limit=100`), []);
+  await page.reload();
+  await page.getByTestId("history-empty").waitFor();
+  await shot(page, "07-after-delete");
+});
+
+test("without speech recognition the page says so and typing still works", async () => {
+  const context = await ctx.browser.newContext({ viewport: { width: 390, height: 844 } });
+  await context.addInitScript(NO_SPEECH);
+  const page = await openSession(context, `${sessionId}-nospeech`);
+  await page.getByRole("button", { name: "Voice", exact: true }).click();
+  await page.getByTestId("voice-unsupported").waitFor();
+  await shot(page, "08-no-speech-mobile");
+  await page.getByRole("button", { name: "Text", exact: true }).click();
+  await sendText(page, "typing still works");
+  assert.deepEqual(page.errors, []);
+  await context.close();
+});
+
+async function main() {
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update"],
+  });
+  ctx.browser = browser;
+  ctx.context = await browser.newContext({ viewport: { width: 1280, height: 860 }, locale: "en-US" });
+  await ctx.context.addInitScript(SPEECH_STUB);
+  let passed = 0;
+  let failed = 0;
+  try {
+    for (const { name, fn } of tests) {
+      const start = Date.now();
+      try {
+        await fn();
+        passed += 1;
+        console.log(`ok   ${name} (${Date.now() - start} ms)`);
+      } catch (err) {
+        failed += 1;
+        console.log(`FAIL ${name}\n     ${String(err?.stack ?? err).split("\n").slice(0, 6).join("\n     ")}`);
+        for (const page of [ctx.page, ctx.second]) {
+          if (page && !page.isClosed()) await shot(page, `failed-${tests.indexOf(tests.find((t) => t.name === name))}`).catch(() => {});
+        }
+        // Later tests build on earlier ones: stop at the first failure.
+        break;
+      }
+    }
+    for (const page of [ctx.page, ctx.second]) {
+      if (page?.errors?.length) {
+        failed += 1;
+        console.log(`FAIL page errors: ${page.errors.join(" | ")}`);
+      }
+    }
+  } finally {
+    await browser.close();
+  }
+  const skipped = tests.length - passed - (failed > 0 ? 1 : 0);
+  console.log(`e2e: ${passed} passed, ${failed} failed${skipped > 0 && failed ? `, ${skipped} skipped` : ""}`);
+  console.log(`screenshots: ${OUT}`);
+  process.exit(failed ? 1 : 0);
+}
+
+await main();

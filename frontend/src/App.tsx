@@ -1,0 +1,172 @@
+import { useCallback, useEffect, useMemo, useRef, useState } from "react";
+
+import { ApiClient } from "./api/client";
+import { ChatHistory } from "./components/ChatHistory";
+import { ChatInput } from "./components/ChatInput";
+import { ContextInspector } from "./components/ContextInspector";
+import { LanguagePicker } from "./components/LanguagePicker";
+import { ModeSwitch } from "./components/ModeSwitch";
+import { PrivacyPanel } from "./components/PrivacyPanel";
+import { TokenForm } from "./components/TokenForm";
+import { VoicePanel } from "./components/VoicePanel";
+import { useSpeech } from "./hooks/useSpeech";
+import { useUnifiedMemory } from "./hooks/useUnifiedMemory";
+import { loadToken, newSessionId, rememberSessionId, resolveSessionId, saveToken } from "./lib/session";
+
+const LIVE_TEXT = {
+  open: "Live",
+  connecting: "Connecting…",
+  closed: "Reconnecting…",
+  unauthorized: "Not signed in",
+} as const;
+
+export interface AppProps {
+  /** Injected in unit tests. */
+  WebSocketImpl?: typeof WebSocket;
+  /** Injected in unit tests; defaults to the page's own server. */
+  client?: ApiClient;
+}
+
+export function App({ WebSocketImpl, client: injected }: AppProps) {
+  const [token, setToken] = useState<string | null>(loadToken);
+  const client = useMemo(
+    () => injected ?? new ApiClient({ getToken: () => token }),
+    [injected, token],
+  );
+  const [sessionId, setSessionId] = useState<string>(resolveSessionId);
+  const memory = useUnifiedMemory({ sessionId, client, WebSocketImpl });
+  const speech = useSpeech();
+  const [speakReplies, setSpeakReplies] = useState(true);
+
+  // Ask for a token up front when the server has auth on; local mode needs none.
+  const [needsToken, setNeedsToken] = useState(false);
+  useEffect(() => {
+    let current = true;
+    client
+      .health()
+      .then((h) => current && setNeedsToken(h.local_mode === false && !token))
+      .catch(() => undefined);
+    return () => {
+      current = false;
+    };
+  }, [client, token]);
+
+  const onToken = (next: string | null) => {
+    saveToken(next);
+    setToken(next);
+  };
+
+  const startNew = () => {
+    const id = newSessionId();
+    rememberSessionId(id);
+    setSessionId(id);
+  };
+
+  const send = useCallback(
+    (content: string) => memory.addMessage({ content, mode: "text" }),
+    [memory],
+  );
+  const onTranscript = useCallback(
+    (text: string) => {
+      void memory.addMessage({ content: text, mode: "voice" }).catch(() => undefined);
+    },
+    [memory],
+  );
+
+  // Read new assistant replies aloud in voice mode. Replies already there when
+  // the page loaded are not read; an answer cut off by the user is stored as heard.
+  const seen = useRef<Set<string> | null>(null);
+  useEffect(() => {
+    if (memory.status !== "ready") return;
+    if (seen.current === null) {
+      seen.current = new Set(memory.messages.map((m) => m.id));
+      return;
+    }
+    for (const m of memory.messages) {
+      if (seen.current.has(m.id)) continue;
+      seen.current.add(m.id);
+      if (
+        m.role === "assistant" &&
+        m.seq !== null &&
+        memory.mode === "voice" &&
+        speakReplies &&
+        speech.synthesisSupported
+      ) {
+        void speech.speak(m.content, m.language).then((result) => {
+          if (result.interrupted && result.heard !== m.content) {
+            void memory.markInterrupted(m.id, result.heard).catch(() => undefined);
+          }
+        });
+      }
+    }
+  }, [memory, speech, speakReplies]);
+  useEffect(() => {
+    seen.current = null;
+  }, [sessionId]);
+
+  const lastUserText =
+    [...memory.messages].reverse().find((m) => m.role === "user")?.content ?? "";
+
+  return (
+    <div className="app">
+      <header className="topbar">
+        <h1>
+          unimem <span className="subtitle">one conversation, voice and text</span>
+        </h1>
+        <div className="session">
+          <span className={`live live-${memory.live}`} role="status" data-testid="live-status">
+            <span className="dot" aria-hidden="true" /> {LIVE_TEXT[memory.live]}
+          </span>
+          <code className="session-id" title="Conversation id: open this address on another device to continue">
+            {sessionId}
+          </code>
+          <button type="button" onClick={startNew}>
+            New conversation
+          </button>
+        </div>
+      </header>
+
+      {memory.authRequired || needsToken ? <TokenForm token={token} onToken={onToken} /> : null}
+      {memory.error && !memory.authRequired ? (
+        <p className="error banner" role="alert">
+          {memory.error}
+        </p>
+      ) : null}
+
+      <main className="layout">
+        <section className="chat" aria-label="Chat">
+          <ChatHistory
+            timeline={memory.timeline}
+            streaming={memory.streaming}
+            loading={memory.status === "loading"}
+          />
+          <div className="composer">
+            <div className="controls">
+              <ModeSwitch mode={memory.mode} onSwitch={(m) => void memory.switchMode(m).catch(() => undefined)} />
+              <LanguagePicker
+                language={memory.language}
+                sessionLanguage={memory.sessionLanguage}
+                onChange={(l) => void memory.switchLanguage(l).catch(() => undefined)}
+              />
+            </div>
+            {memory.mode === "text" ? (
+              <ChatInput onSend={send} language={memory.language} disabled={memory.authRequired} />
+            ) : (
+              <VoicePanel
+                speech={speech}
+                language={memory.language}
+                onTranscript={onTranscript}
+                speakReplies={speakReplies}
+                onSpeakRepliesChange={setSpeakReplies}
+              />
+            )}
+          </div>
+        </section>
+        <aside className="side">
+          <ContextInspector inspect={memory.inspectContext} defaultQuery={lastUserText} />
+          <PrivacyPanel client={client} onDelete={memory.clearMemory} />
+        </aside>
+      </main>
+    </div>
+  );
+}

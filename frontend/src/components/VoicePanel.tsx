@@ -1,0 +1,70 @@
+import type { Speech } from "../hooks/useSpeech";
+import { MicIcon, StopIcon } from "./icons";
+
+export interface VoicePanelProps {
+  speech: Speech;
+  language: string | null;
+  onTranscript: (text: string) => void;
+  /** Read replies aloud. */
+  speakReplies: boolean;
+  onSpeakRepliesChange: (value: boolean) => void;
+}
+
+/**
+ * Voice input: press to talk, see the words as they are recognised, the
+ * final transcript is stored as a voice message. Without browser support it
+ * says so and points back to typing.
+ */
+export function VoicePanel({ speech, language, onTranscript, speakReplies, onSpeakRepliesChange }: VoicePanelProps) {
+  if (!speech.recognitionSupported) {
+    return (
+      <div className="voice-panel" role="status" data-testid="voice-unsupported">
+        <p>
+          This browser has no speech recognition, so voice input is unavailable here. Switch to
+          Text to keep the conversation going; it stays one conversation.
+        </p>
+      </div>
+    );
+  }
+  const talk = () => {
+    // Barge-in: talking over a reply stops it, and what was heard is kept.
+    if (speech.speaking) speech.stopSpeaking();
+    if (speech.listening) speech.stopListening();
+    else speech.startListening(language, onTranscript);
+  };
+  return (
+    <div className="voice-panel">
+      <button
+        type="button"
+        className={`talk primary${speech.listening ? " listening" : ""}`}
+        aria-pressed={speech.listening}
+        onClick={talk}
+      >
+        {speech.listening ? <StopIcon /> : <MicIcon />}{" "}
+        {speech.listening ? "Stop listening" : "Press to talk"}
+      </button>
+      <p className="interim" aria-live="polite" dir="auto" data-testid="interim">
+        {speech.listening ? speech.interim || "Listening…" : ""}
+      </p>
+      {speech.speaking ? (
+        <button type="button" onClick={speech.stopSpeaking}>
+          Stop reading
+        </button>
+      ) : null}
+      <label className="check">
+        <input
+          type="checkbox"
+          checked={speakReplies}
+          disabled={!speech.synthesisSupported}
+          onChange={(e) => onSpeakRepliesChange(e.target.checked)}
+        />{" "}
+        Read replies aloud{speech.synthesisSupported ? "" : " (not supported by this browser)"}
+      </label>
+      {speech.error ? (
+        <p className="error" role="alert">
+          {speech.error}
+        </p>
+      ) : null}
+    </div>
+  );
+}

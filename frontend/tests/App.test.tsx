@@ -1,0 +1,108 @@
+import { act, render, screen, waitFor, within } from "@testing-library/react";
+import userEvent from "@testing-library/user-event";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+
+import { App } from "../src/App";
+import { ApiClient } from "../src/api/client";
+import type { RecognitionLike, RecognitionResultEvent } from "../src/hooks/useSpeech";
+import { asWebSocket, FakeServer, FakeWebSocket } from "./fakes";
+
+/** A stand-in for the browser's SpeechRecognition that the test speaks into. */
+class StubRecognition implements RecognitionLike {
+  static current: StubRecognition | null = null;
+  lang = "";
+  interimResults = false;
+  continuous = false;
+  maxAlternatives = 1;
+  onresult: ((event: RecognitionResultEvent) => void) | null = null;
+  onerror: ((event: { error: string }) => void) | null = null;
+  onend: (() => void) | null = null;
+  start() {
+    StubRecognition.current = this;
+  }
+  stop() {
+    StubRecognition.current = null;
+    this.onend?.();
+  }
+  abort() {
+    this.stop();
+  }
+  say(text: string, isFinal = true) {
+    this.onresult?.({ resultIndex: 0, results: [{ isFinal, 0: { transcript: text } }] });
+    if (isFinal) this.stop();
+  }
+}
+
+function renderApp(server = new FakeServer()) {
+  const client = new ApiClient({ fetchImpl: server.fetch, baseUrl: "http://test.local" });
+  render(<App client={client} WebSocketImpl={asWebSocket} />);
+  return server;
+}
+
+beforeEach(() => {
+  FakeWebSocket.reset();
+  window.history.replaceState(null, "", "/?session=app-test");
+});
+afterEach(() => {
+  delete (window as { SpeechRecognition?: unknown }).SpeechRecognition;
+  window.localStorage.clear();
+});
+
+describe("App", () => {
+  it("keeps a typed and a spoken message in one history, with their modes", async () => {
+    (window as { SpeechRecognition?: unknown }).SpeechRecognition = StubRecognition;
+    const user = userEvent.setup();
+    const server = renderApp();
+    await screen.findByTestId("history-empty");
+
+    await user.type(screen.getByLabelText("Message"), "What is metformin for?{Enter}");
+    await waitFor(() => expect(screen.getAllByTestId("message")).toHaveLength(1));
+
+    await user.click(screen.getByRole("button", { name: "Voice" }));
+    expect(server.count("POST", "/v1/sessions/app-test/mode-switch")).toHaveLength(1);
+    await user.click(screen.getByRole("button", { name: "Press to talk" }));
+    act(() => StubRecognition.current!.say("and the dose", false));
+    expect(await screen.findByTestId("interim")).toHaveTextContent("and the dose");
+    act(() => StubRecognition.current!.say("and the dose please"));
+
+    await waitFor(() => expect(screen.getAllByTestId("message")).toHaveLength(2));
+    const [typed, spoken] = screen.getAllByTestId("message");
+    expect(typed).toHaveAttribute("data-mode", "text");
+    expect(spoken).toHaveAttribute("data-mode", "voice");
+    expect(within(spoken!).getByTestId("message-content")).toHaveTextContent("and the dose please");
+    expect(screen.getByTestId("marker")).toHaveTextContent("Switched to voice");
+    expect(server.entries.map((e) => [e.mode, e.content])).toEqual([
+      ["text", "What is metformin for?"],
+      ["voice", "and the dose please"],
+    ]);
+  });
+
+  it("says when the browser has no speech recognition and stays usable by typing", async () => {
+    const user = userEvent.setup();
+    renderApp();
+    await screen.findByTestId("history-empty");
+    await user.click(screen.getByRole("button", { name: "Voice" }));
+    expect(screen.getByTestId("voice-unsupported")).toHaveTextContent("no speech recognition");
+    await user.click(screen.getByRole("button", { name: "Text" }));
+    await user.type(screen.getByLabelText("Message"), "still here{Enter}");
+    await waitFor(() => expect(screen.getAllByTestId("message")).toHaveLength(1));
+  });
+
+  it("keeps the session id in the address so a refresh shows the same conversation", async () => {
+    window.history.replaceState(null, "", "/");
+    renderApp();
+    await screen.findByTestId("history-empty");
+    const id = new URL(window.location.href).searchParams.get("session");
+    expect(id).toMatch(/^web-/);
+    expect(window.localStorage.getItem("unimem.session")).toBe(id);
+    expect(FakeWebSocket.last().url).toContain(`/v1/sessions/${id}/live`);
+  });
+
+  it("asks for a token when the server has auth on", async () => {
+    const server = new FakeServer();
+    server.failWith = 401;
+    renderApp(server);
+    expect(await screen.findByRole("heading", { name: "Sign in" })).toBeInTheDocument();
+    expect(screen.getByLabelText("Access token")).toHaveAttribute("type", "password");
+  });
+});

@@ -1,0 +1,233 @@
+/**
+ * Test doubles for the browser's network APIs (unit tests only; the e2e
+ * tests run against a real `unimem serve`).
+ *
+ * `FakeServer` answers `fetch` like the unimem API for one user, keeping
+ * entries and events in memory, and records every request so tests can
+ * assert on what the UI sent. `FakeWebSocket` lets a test push live frames.
+ */
+
+import type { MemoryEntry, MemoryEvent, MemorySettings } from "../src/api/types";
+
+export interface Recorded {
+  method: string;
+  path: string;
+  body: unknown;
+  headers: Record<string, string>;
+}
+
+let counter = 0;
+export function makeEntry(over: Partial<MemoryEntry> = {}): MemoryEntry {
+  counter += 1;
+  return {
+    id: `e${counter}`,
+    session_id: "s1",
+    user_id: "local",
+    timestamp: new Date(Date.UTC(2026, 0, 1, 12, 0, counter)).toISOString(),
+    seq: null,
+    role: "user",
+    content: `message ${counter}`,
+    mode: "text",
+    language: "en",
+    detected_language: "en",
+    language_switched: false,
+    retrieved_passages: [],
+    sources: [],
+    latency_ms: null,
+    degradations: [],
+    phi_detected: false,
+    metadata: {},
+    ...over,
+  };
+}
+
+export function makeEvent(over: Partial<MemoryEvent> = {}): MemoryEvent {
+  counter += 1;
+  return {
+    id: `v${counter}`,
+    session_id: "s1",
+    user_id: "local",
+    seq: null,
+    event_type: "mode_switch",
+    timestamp: new Date(Date.UTC(2026, 0, 1, 12, 0, counter)).toISOString(),
+    data: {},
+    ...over,
+  };
+}
+
+export class FakeServer {
+  entries: MemoryEntry[] = [];
+  events: MemoryEvent[] = [];
+  settings: MemorySettings = {
+    enabled: true,
+    retention_days: 30,
+    cross_session: true,
+    save_voice_transcripts: true,
+    save_rag_context: true,
+    anonymize_phi: true,
+  };
+  requests: Recorded[] = [];
+  /** When set, every request answers this status with an error body. */
+  failWith: number | null = null;
+  mode: "voice" | "text" | null = null;
+  language: string | null = null;
+
+  fetch = async (input: RequestInfo | URL, init: RequestInit = {}): Promise<Response> => {
+    const url = new URL(String(input), "http://test.local");
+    const method = (init.method ?? "GET").toUpperCase();
+    const body = typeof init.body === "string" ? (JSON.parse(init.body) as unknown) : undefined;
+    const headers = { ...(init.headers as Record<string, string> | undefined) };
+    this.requests.push({ method, path: url.pathname + url.search, body, headers });
+    if (this.failWith !== null) {
+      return json({ error: { code: "nope", message: `failed with ${this.failWith}` } }, this.failWith);
+    }
+    return this.route(method, url, body);
+  };
+
+  private route(method: string, url: URL, body: unknown): Response {
+    const path = url.pathname;
+    let m: RegExpMatchArray | null;
+    if ((m = path.match(/^\/v1\/sessions\/([^/]+)\/entries$/)) && method === "POST") {
+      const input = body as Partial<MemoryEntry>;
+      const seq = this.entries.length + 1;
+      if (input.role === "user" && this.mode && input.mode && input.mode !== this.mode) {
+        this.events.push(
+          makeEvent({ seq: this.events.length + 1, data: { from_mode: this.mode, to_mode: input.mode, entry_seq: seq } }),
+        );
+      }
+      if (input.role === "user") this.mode = input.mode ?? "text";
+      const entry = makeEntry({ ...input, session_id: decodeURIComponent(m[1]!), seq });
+      this.entries.push(entry);
+      return json(entry, 201);
+    }
+    if ((m = path.match(/^\/v1\/sessions\/([^/]+)\/history$/)) && method === "GET") {
+      return json(this.entries);
+    }
+    if ((m = path.match(/^\/v1\/sessions\/([^/]+)\/events$/)) && method === "GET") {
+      return json(this.events);
+    }
+    if ((m = path.match(/^\/v1\/sessions\/([^/]+)\/context$/)) && method === "GET") {
+      return json(this.context(decodeURIComponent(m[1]!)));
+    }
+    if ((m = path.match(/^\/v1\/sessions\/([^/]+)\/mode-switch$/)) && method === "POST") {
+      const { from_mode, to_mode } = body as { from_mode: string; to_mode: "voice" | "text" };
+      this.events.push(makeEvent({ seq: this.events.length + 1, data: { from_mode, to_mode } }));
+      this.mode = to_mode;
+      return json(this.context(decodeURIComponent(m[1]!)));
+    }
+    if ((m = path.match(/^\/v1\/sessions\/([^/]+)\/language-switch$/)) && method === "POST") {
+      const event = makeEvent({ seq: this.events.length + 1, event_type: "language_switch", data: body as Record<string, unknown> });
+      this.events.push(event);
+      return json(event, 201);
+    }
+    if ((m = path.match(/^\/v1\/sessions\/([^/]+)\/llm-context$/)) && method === "POST") {
+      const query = (body as { current_query: string }).current_query;
+      return json({
+        messages: [{ role: "system", content: "You are helpful." }, ...this.entries.map((e) => ({ role: e.role, content: e.content })), { role: "user", content: query }],
+        token_count: 42,
+        degradations: [],
+      });
+    }
+    if ((m = path.match(/^\/v1\/sessions\/([^/]+)\/entries\/([^/]+)\/interrupted$/)) && method === "POST") {
+      const entry = this.entries.find((e) => e.id === decodeURIComponent(m![2]!));
+      if (!entry) return json({ error: { code: "entry_not_found", message: "no entry" } }, 404);
+      const full = entry.content;
+      entry.content = (body as { spoken_text: string }).spoken_text;
+      entry.metadata = { ...entry.metadata, interrupted: true, full_text: full };
+      return json(entry);
+    }
+    if (path === "/v1/me/settings" && method === "GET") return json(this.settings);
+    if (path === "/v1/me/settings" && method === "PUT") {
+      this.settings = body as MemorySettings;
+      return json(this.settings);
+    }
+    if (path === "/v1/me/memory" && method === "DELETE") {
+      const counts = { entries: this.entries.length, events: this.events.length };
+      this.entries = [];
+      this.events = [];
+      this.mode = null;
+      return json({ user_id: "local", scope: url.searchParams.get("scope"), deleted_at: new Date().toISOString(), counts });
+    }
+    if (path === "/v1/me/export" && method === "GET") {
+      return json({ user_id: "local", entries: this.entries });
+    }
+    return json({ error: { code: "not_found", message: `no route ${method} ${path}` } }, 404);
+  }
+
+  private context(sessionId: string) {
+    return {
+      session_id: sessionId,
+      user_id: "local",
+      messages: this.entries.slice(-10),
+      current_mode: this.mode,
+      current_language: this.language,
+      language_events: this.events.filter((e) => e.event_type === "language_switch"),
+      mode_events: this.events.filter((e) => e.event_type === "mode_switch"),
+      session: null,
+      degradations: [],
+    };
+  }
+
+  count(method: string, pathPrefix: string): Recorded[] {
+    return this.requests.filter((r) => r.method === method && r.path.startsWith(pathPrefix));
+  }
+}
+
+function json(value: unknown, status = 200): Response {
+  return new Response(JSON.stringify(value), {
+    status,
+    headers: { "Content-Type": "application/json" },
+  });
+}
+
+export class FakeWebSocket {
+  static instances: FakeWebSocket[] = [];
+  static reset(): void {
+    FakeWebSocket.instances = [];
+  }
+  static last(): FakeWebSocket {
+    const ws = FakeWebSocket.instances.at(-1);
+    if (!ws) throw new Error("no WebSocket was opened");
+    return ws;
+  }
+
+  readonly url: string;
+  readyState = 0;
+  sent: string[] = [];
+  onopen: ((event: Event) => void) | null = null;
+  onmessage: ((event: MessageEvent) => void) | null = null;
+  onclose: ((event: CloseEvent) => void) | null = null;
+  onerror: ((event: Event) => void) | null = null;
+
+  constructor(url: string) {
+    this.url = url;
+    FakeWebSocket.instances.push(this);
+  }
+
+  send(data: string): void {
+    this.sent.push(data);
+  }
+
+  close(): void {
+    this.readyState = 3;
+  }
+
+  /** The server accepts the connection. */
+  open(): void {
+    this.readyState = 1;
+    this.onopen?.(new Event("open"));
+  }
+
+  /** The server pushes one JSON frame. */
+  push(frame: unknown): void {
+    this.onmessage?.(new MessageEvent("message", { data: JSON.stringify(frame) }));
+  }
+
+  /** The server (or the network) closes the connection. */
+  drop(code = 1006): void {
+    this.readyState = 3;
+    this.onclose?.(new CloseEvent("close", { code }));
+  }
+}
+
+export const asWebSocket = FakeWebSocket as unknown as typeof WebSocket;
