@@ -37,7 +37,8 @@ class RateLimit:
     period: float
 
     def __str__(self) -> str:
-        return f"{self.requests}/{self.period:g}s"
+        names = {seconds: name for name, seconds in _PERIODS.items()}
+        return f"{self.requests}/{names.get(self.period, f'{self.period:g}s')}"
 
 
 def parse_rate_limit(raw: str) -> RateLimit | None:

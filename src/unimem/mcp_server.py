@@ -1,0 +1,194 @@
+"""An MCP server over stdio exposing unimem's memory as tools (``unimem mcp``).
+
+Tools: ``add_entry``, ``get_context``, ``get_history``, ``list_sessions`` and
+``delete_memory``, all acting for one user (the one the server was started
+for), so an MCP-capable LLM client can remember conversations across turns and
+modes. Built on the low-level ``mcp.server.Server`` of mcp 2.x.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any, Literal
+
+import mcp_types as types
+import orjson
+from mcp.server import Server, ServerRequestContext
+from mcp.server.stdio import stdio_server
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from . import __version__
+from .errors import UnimemError
+from .models import Mode, Role, translate_validation_error
+from .service import UnifiedMemoryService
+from .validation import check_id
+
+__all__ = ["TOOLS", "build_mcp_server", "serve_stdio"]
+
+_ID = r"^[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}$"
+
+
+class _Args(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class AddEntryArgs(_Args):
+    """Store one message of a conversation."""
+
+    session_id: str = Field(pattern=_ID, description="conversation id")
+    role: Role = Field(description="user, assistant or system")
+    content: str = Field(description="the message text")
+    mode: Mode = Field(default=Mode.TEXT, description="voice or text")
+    language: str | None = Field(default=None, description="ISO 639 code, e.g. en")
+
+
+class ContextArgs(_Args):
+    """Read the recent context of a conversation."""
+
+    session_id: str = Field(pattern=_ID)
+    max_messages: int = Field(default=10, ge=1, le=200)
+
+
+class HistoryArgs(_Args):
+    """Read the messages of a conversation, oldest first."""
+
+    session_id: str = Field(pattern=_ID)
+    max_messages: int = Field(default=50, ge=1, le=1000)
+
+
+class ListArgs(_Args):
+    """List the user's conversations, most recent first."""
+
+    limit: int = Field(default=20, ge=1, le=200)
+
+
+class DeleteArgs(_Args):
+    """Delete memory: one session, today's messages, or everything."""
+
+    scope: Literal["session", "day", "all"]
+    session_id: str | None = Field(default=None, pattern=_ID)
+
+
+Handler = Callable[[UnifiedMemoryService, str, Any], Awaitable[Any]]
+
+
+async def _add(service: UnifiedMemoryService, user: str, a: AddEntryArgs) -> Any:
+    entry = {"role": a.role, "content": a.content, "mode": a.mode, "language": a.language}
+    return (await service.add_entry(a.session_id, entry, user)).model_dump(mode="json")
+
+
+async def _context(service: UnifiedMemoryService, user: str, a: ContextArgs) -> Any:
+    ctx = await service.get_context(a.session_id, a.max_messages, user_id=user)
+    return {
+        "session_id": ctx.session_id,
+        "current_mode": ctx.current_mode,
+        "current_language": ctx.current_language,
+        "messages": [
+            {"role": m.role, "content": m.content, "mode": m.mode, "language": m.language}
+            for m in ctx.messages
+        ],
+        "rag_passages": ctx.rag_context.passages,
+    }
+
+
+async def _history(service: UnifiedMemoryService, user: str, a: HistoryArgs) -> Any:
+    entries = await service.get_history(a.session_id, a.max_messages, user_id=user)
+    return {"messages": [e.model_dump(mode="json") for e in entries]}
+
+
+async def _list(service: UnifiedMemoryService, user: str, a: ListArgs) -> Any:
+    sessions = await service.list_sessions(user, limit=a.limit)
+    return {"sessions": [s.model_dump(mode="json") for s in sessions]}
+
+
+async def _delete(service: UnifiedMemoryService, user: str, a: DeleteArgs) -> Any:
+    receipt = await service.delete_user_memory(user, a.scope, session_id=a.session_id)
+    return receipt.model_dump(mode="json")
+
+
+#: name -> (arguments model, handler, description)
+TOOLS: dict[str, tuple[type[_Args], Handler, str]] = {
+    "add_entry": (AddEntryArgs, _add, "Store one message (voice or text) in a conversation."),
+    "get_context": (
+        ContextArgs,
+        _context,
+        "Recent messages of a conversation with its current mode and language.",
+    ),
+    "get_history": (HistoryArgs, _history, "Messages of a conversation, oldest first."),
+    "list_sessions": (ListArgs, _list, "The user's conversations, most recently active first."),
+    "delete_memory": (
+        DeleteArgs,
+        _delete,
+        "Delete memory: scope=session (with session_id), day or all. Cannot be undone.",
+    ),
+}
+
+
+def _result(payload: Any, *, error: bool = False) -> types.CallToolResult:
+    text = orjson.dumps(payload).decode()
+    return types.CallToolResult(
+        content=[types.TextContent(text=text)],
+        structured_content=payload if isinstance(payload, dict) else None,
+        is_error=error,
+    )
+
+
+def build_mcp_server(service: UnifiedMemoryService, user_id: str) -> Server[Any]:
+    """An MCP server whose tools act on ``service`` as ``user_id``."""
+    tools = [
+        types.Tool(
+            name=name,
+            description=description,
+            input_schema=model.model_json_schema(),
+        )
+        for name, (model, _, description) in TOOLS.items()
+    ]
+
+    async def list_tools(
+        ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=tools)
+
+    async def call_tool(
+        ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
+    ) -> types.CallToolResult:
+        spec = TOOLS.get(params.name)
+        if spec is None:
+            return _result(
+                {"code": "unknown_tool", "message": f"no tool {params.name!r}"}, error=True
+            )
+        model, handler, _ = spec
+        try:
+            try:
+                args = model.model_validate(params.arguments or {})
+            except ValidationError as exc:
+                raise translate_validation_error(params.name, exc) from None
+            return _result(await handler(service, user_id, args))
+        except UnimemError as exc:
+            # Errors go back to the model as a tool result so it can correct itself.
+            return _result(exc.to_dict(), error=True)
+
+    return Server(
+        "unimem",
+        version=__version__,
+        instructions=(
+            "Conversation memory shared across voice and text. Store each turn with "
+            "add_entry and read get_context before answering."
+        ),
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+    )
+
+
+async def serve_stdio(database_url: str, user_id: str) -> None:
+    """Serve the tools over this process's stdin/stdout until the client disconnects.
+
+    Raises:
+        ConfigurationError: the store URL cannot work.
+        InvalidInputError: ``user_id`` is not a valid id.
+    """
+    check_id(user_id, "user")
+    async with UnifiedMemoryService.from_url(database_url) as service:
+        server = build_mcp_server(service, user_id)
+        async with stdio_server() as (read_stream, write_stream):
+            await server.run(read_stream, write_stream, server.create_initialization_options())
