@@ -7,17 +7,18 @@ to live listeners. Stores never see unvalidated input.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping, Sequence
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from types import TracebackType
 from typing import Any, Self
 
-from .config import MemoryConfig
+from .config import MemoryConfig, load_config, resolve_data_dir
 from .context import operations as context_ops
 from .context.builder import LLMContext
 from .context.pipeline import build_session_context
 from .context.summarize import Summarizer, summarizer_from_env
-from .errors import InvalidInputError, SessionNotFoundError
+from .errors import ConfigurationError, InvalidInputError, SessionNotFoundError
 from .ids import new_id
 from .language import apply_language_policy
 from .live import LiveBus
@@ -47,7 +48,8 @@ from .privacy.operations import (
 from .privacy.pipeline import EntryWrite, PhiTally, PrivacyPipeline
 from .privacy.pseudonyms import SessionTokens
 from .stores import DurableStore, InMemoryStore, durable_store_from_url
-from .stores.base import DeleteScope
+from .stores.base import ContextSnapshot, DeleteScope
+from .stores.layered import layered_store_from_urls
 from .validation import check_content_size, check_id, check_range
 
 __all__ = ["UnifiedMemoryService"]
@@ -124,10 +126,53 @@ class UnifiedMemoryService:
         self.summarizer: Summarizer | None = None
 
     @classmethod
-    def from_url(cls, url: str | None = None, *, config: MemoryConfig | None = None) -> Self:
-        """A service on the store named by ``url`` (``memory://``, ``sqlite:///path.db``,
-        ``postgresql://...``)."""
-        return cls(durable_store_from_url(url or "memory://"), config=config)
+    def from_url(
+        cls,
+        url: str | None = None,
+        *,
+        session: str | None = None,
+        archive: str | None = None,
+        config: MemoryConfig | None = None,
+    ) -> Self:
+        """A service on the stores named by URL.
+
+        Args:
+            url: the durable store (``memory://``, ``sqlite:///path.db``,
+                ``postgresql://...``); ``archive`` is the same, by its layer name.
+            session: the Redis session cache and short-term layer in front of it
+                (``redis://host:port/db`` or ``redis+cluster://host:port``); optional.
+            config: service limits (hot window, TTLs, ...).
+
+        Raises:
+            ConfigurationError: an unsupported URL, or ``url`` and ``archive`` both given.
+        """
+        if url is not None and archive is not None and url != archive:
+            raise ConfigurationError("pass the durable store as url or archive, not both")
+        config = config or MemoryConfig()
+        store = durable_store_from_url(archive or url or "memory://")
+        if session:
+            store = layered_store_from_urls(
+                store,
+                session,
+                hot_window=config.hot_window,
+                session_ttl=config.session_ttl_seconds,
+                short_term_ttl=config.short_term_ttl_seconds,
+            )
+        return cls(store, config=config)
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None) -> Self:
+        """A service configured by ``UNIMEM_DATABASE_URL`` (default: embedded SQLite in
+        the data directory), ``UNIMEM_REDIS_URL`` (optional) and the ``UNIMEM_*`` limits."""
+        env = os.environ if env is None else env
+        archive = env.get("UNIMEM_DATABASE_URL", "").strip()
+        if not archive:
+            archive = f"sqlite:///{resolve_data_dir(env) / 'unimem.db'}"
+        return cls.from_url(
+            archive=archive,
+            session=env.get("UNIMEM_REDIS_URL", "").strip() or None,
+            config=load_config(env),
+        )
 
     # ------------------------------------------------------------------ life cycle
 
@@ -346,7 +391,11 @@ class UnifiedMemoryService:
         Returns whether the session exists. Embedded stores have no expiry.
         """
         check_id(session_id, "session_id")
-        return await self._owned_session(session_id, user_id) is not None
+        exists = await self._owned_session(session_id, user_id) is not None
+        extend = getattr(self.store, "extend_ttl", None)  # stores with a session cache
+        if exists and extend is not None:
+            await extend(session_id)
+        return exists
 
     # ------------------------------------------------------------------ reads
 
@@ -372,6 +421,8 @@ class UnifiedMemoryService:
         if state is not None and user_id is not None and state.user_id != user_id:
             raise SessionNotFoundError(f"no session {session_id!r} for this user")
         owner = state.user_id if state is not None else self._user(user_id)
+        if state is None:  # a new session: the owner's settings still decide recall
+            snap.settings = await (await self._store()).get_settings(owner)
         settings = snap.settings or MemorySettings()
         if not settings.enabled:  # memory off: nothing is recalled, whatever is stored
             return ConversationContext(
@@ -389,8 +440,31 @@ class UnifiedMemoryService:
             language_events=snap.language_events,
             mode_events=snap.mode_events,
             rag_context=collect_rag(snap.entries) if include_rag else RagContext(),
+            recent=await self._recent_turns(snap, session_id, owner, settings, max_messages),
             settings=settings,
             session=state,
+            # a layered store reports e.g. session_cache_unavailable here
+            degradations=list(getattr(snap, "degradations", ())),
+        )
+
+    async def _recent_turns(
+        self,
+        snap: ContextSnapshot,
+        session_id: str,
+        owner: str,
+        settings: MemorySettings,
+        limit: int,
+    ) -> list[MemoryEntry]:
+        """The owner's turns of the last ``short_term_ttl_seconds`` in other sessions
+        (``context.recent``), when ``cross_session`` is on."""
+        if not settings.cross_session:
+            return []
+        cached = getattr(snap, "recent", None)  # a layered store reads them with the context
+        if cached is not None:
+            return list(cached)
+        since = utcnow() - timedelta(seconds=self.config.short_term_ttl_seconds)
+        return await (await self._store()).recent_user_entries(
+            owner, since=since, exclude_session=session_id, limit=limit
         )
 
     async def get_history(

@@ -225,6 +225,10 @@ class LaterLayersMixin:
     async def sweep_expired(self, *, now: datetime, default_retention_days: int) -> int:
         """Delete entries, events and summaries past their user's retention, and
         sessions left empty and idle since; facts stay. Returns how many rows."""
+        return (await self.sweep(now=now, default_retention_days=default_retention_days))[0]
+
+    async def sweep(self, *, now: datetime, default_retention_days: int) -> tuple[int, list[str]]:
+        """:meth:`sweep_expired`, also returning the sessions it touched (to drop caches)."""
         # each row's cutoff is its owner's retention_days, else the default
         cutoff = (
             "$1::timestamptz - make_interval(days => COALESCE(("
@@ -232,19 +236,23 @@ class LaterLayersMixin:
             "FROM settings s WHERE s.user_id = {t}.user_id), $2))"
         )
         total = 0
+        touched: set[str] = set()
         async with self._conn() as conn, conn.transaction():
             for table, column in (
                 ("entries", "ts"),
                 ("events", "ts"),
                 ("summaries", "created_at"),
             ):
-                total += _count(
-                    await conn.execute(
-                        f"DELETE FROM {table} WHERE {column} < {cutoff.format(t=table)}",
-                        now,
-                        default_retention_days,
-                    )
+                row = await conn.fetchrow(
+                    f"WITH d AS (DELETE FROM {table} WHERE {column} < "
+                    f"{cutoff.format(t=table)} RETURNING session_id) "
+                    "SELECT count(*), array_agg(DISTINCT session_id) FROM d",
+                    now,
+                    default_retention_days,
                 )
+                assert row is not None
+                total += row[0]
+                touched.update(row[1] or ())
             rows = await conn.fetch(
                 f"DELETE FROM sessions WHERE last_active_at < {cutoff.format(t='sessions')} "
                 "AND NOT EXISTS (SELECT 1 FROM entries e WHERE e.session_id = sessions.session_id)"
@@ -260,8 +268,9 @@ class LaterLayersMixin:
                     "DELETE FROM summaries WHERE session_id = ANY($1)", [r[0] for r in rows]
                 )
             )
-        self.forget([r[0] for r in rows])
-        return total
+        touched.update(r[0] for r in rows)
+        self.forget(sorted(touched))
+        return total, sorted(touched)
 
     async def export_user(self, user_id: str) -> dict[str, Any]:
         """Everything stored about the user, JSON-ready, sessions oldest first."""

@@ -332,12 +332,17 @@ class PostgresStore(LaterLayersMixin):
         raise StoreUnavailableError("session write kept conflicting; retry")
 
     async def append_event(self, event: MemoryEvent) -> MemoryEvent:
+        return (await self.append_event_with_state(event))[0]
+
+    async def append_event_with_state(self, event: MemoryEvent) -> tuple[MemoryEvent, SessionInfo]:
+        """:meth:`append_event`, also returning the session state it produced."""
+
         def change(state: SessionInfo | None) -> tuple[SessionInfo, MemoryEvent, MemoryEvent]:
             new_state, stored = plan_event(state, event)
             return new_state, stored, stored
 
-        _, stored = await self._mutate(event.session_id, change)
-        return stored  # type: ignore[no-any-return]
+        state, stored = await self._mutate(event.session_id, change)
+        return stored, state
 
     async def close_session(self, session_id: str, *, now: datetime) -> SessionInfo:
         def change(state: SessionInfo | None) -> tuple[SessionInfo, None, None]:

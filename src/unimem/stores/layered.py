@@ -1,0 +1,512 @@
+"""The production layering: a durable store (PostgreSQL) behind a Redis session cache.
+
+Writes commit to the durable store first, then update Redis in one round trip;
+``add_entry`` is acknowledged only after the durable commit. Reads of the
+context come from Redis in one round trip when the session is cached, and
+otherwise from the durable store, which also rebuilds the cached window (once
+per burst of readers: in-process single flight plus a Redis token across
+processes).
+
+When Redis is unreachable the store keeps working on the durable store alone,
+marks results with the degradation ``session_cache_unavailable``, remembers
+which sessions and users it could not update, and drops their cached keys
+before it trusts Redis again, so a cache that missed writes is never served.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any, TypeVar
+
+from ..ids import new_id
+from ..models import (
+    AuditRecord,
+    Fact,
+    MemoryEntry,
+    MemoryEvent,
+    MemorySettings,
+    SessionInfo,
+    Summary,
+    entry_from_json,
+    event_from_json,
+    utcnow,
+)
+from .base import AppendResult, ContextSnapshot, DeleteScope, DurableStore
+from .redis import (
+    EVENT_KEEP,
+    RedisSessionCache,
+    SessionCacheUnavailableError,
+    redis_client_from_url,
+)
+
+__all__ = ["CACHE_DEGRADATION", "LayeredSnapshot", "LayeredStore", "layered_store_from_urls"]
+
+log = logging.getLogger("unimem.stores.layered")
+
+#: Degradation recorded when the session cache could not be used.
+CACHE_DEGRADATION = "session_cache_unavailable"
+
+_T = TypeVar("_T")
+
+
+class _Down:
+    """Marker: the cache was not usable for this call."""
+
+
+_DOWN = _Down()
+
+
+@dataclass(slots=True)
+class LayeredSnapshot(ContextSnapshot):
+    """A context snapshot plus the user's recent turns of other sessions
+    (``None`` when cross-session recall is off) and degradations."""
+
+    recent: list[MemoryEntry] | None = None
+    degradations: list[str] = field(default_factory=list)
+
+
+class LayeredStore:
+    """A :class:`DurableStore` made of a durable store and a Redis session cache.
+
+    Args:
+        durable: the authority (``PostgresStore``, or any ``DurableStore``).
+        cache: the Redis layers.
+        retry_after: seconds to leave Redis alone after it failed.
+        owns_client: close the Redis client in :meth:`aclose`.
+    """
+
+    def __init__(
+        self,
+        durable: DurableStore,
+        cache: RedisSessionCache,
+        *,
+        retry_after: float = 1.0,
+        owns_client: bool = True,
+    ) -> None:
+        self.durable = durable
+        self.cache = cache
+        self.retry_after = retry_after
+        self._owns_client = owns_client
+        self._down_until = 0.0
+        self._dirty_sessions: set[str] = set()
+        self._dirty_users: set[str] = set()
+        self._owners: OrderedDict[str, str] = OrderedDict()
+        self._rebuilds: dict[str, asyncio.Task[ContextSnapshot]] = {}
+
+    # ------------------------------------------------------------------ life cycle
+
+    async def setup(self) -> None:
+        """Open the durable store (Redis connects on first use)."""
+        await self.durable.setup()
+
+    async def aclose(self) -> None:
+        """Close the durable store and (if owned) the Redis client."""
+        await self.durable.aclose()
+        if self._owns_client:
+            await self.cache.client.aclose()
+
+    # ------------------------------------------------------------------ cache guard
+
+    @property
+    def cache_available(self) -> bool:
+        """Whether the last attempt to use Redis worked (or none failed recently)."""
+        return time.monotonic() >= self._down_until
+
+    async def _guard(self, op: Callable[[], Awaitable[_T]]) -> _T | _Down:
+        """Run a cache operation; ``_DOWN`` if Redis is (or was just) unreachable."""
+        if time.monotonic() < self._down_until:
+            return _DOWN
+        try:
+            if self._dirty_sessions or self._dirty_users:
+                await self._repair()
+            return await op()
+        except SessionCacheUnavailableError:
+            if self._down_until == 0.0 or self.cache_available:
+                log.warning("session cache unreachable; serving from the durable store")
+            self._down_until = time.monotonic() + self.retry_after
+            return _DOWN
+
+    async def _repair(self) -> None:
+        sessions, users = list(self._dirty_sessions), list(self._dirty_users)
+        await self.cache.drop(sessions, users, settings=True)
+        self._dirty_sessions.difference_update(sessions)
+        self._dirty_users.difference_update(users)
+        log.info("session cache repaired: %d sessions, %d users dropped", len(sessions), len(users))
+
+    def _missed(self, session_ids: Sequence[str] = (), user_ids: Sequence[str] = ()) -> None:
+        self._dirty_sessions.update(session_ids)
+        self._dirty_users.update(user_ids)
+
+    def _owner(self, session_id: str, user_id: str) -> None:
+        # a session's owner never changes, so this map never needs invalidating
+        self._owners[session_id] = user_id
+        self._owners.move_to_end(session_id)
+        if len(self._owners) > 100_000:
+            self._owners.popitem(last=False)
+
+    # ------------------------------------------------------------------ writes
+
+    async def append_entry(self, entry: MemoryEntry, *, trigger: str | None = None) -> AppendResult:
+        result = await self.durable.append_entry(entry, trigger=trigger)
+        state = result.session
+        if not result.created or state is None:
+            return result
+        self._owner(state.session_id, state.user_id)
+        prev = (state.message_count - 1, state.event_count - len(result.events))
+        done = await self._guard(
+            lambda: self.cache.record(state, prev, result.entry, result.events)
+        )
+        if isinstance(done, _Down):
+            self._missed([state.session_id], [state.user_id])
+            degradations = [*result.entry.degradations, CACHE_DEGRADATION]
+            result.entry = result.entry.model_copy(update={"degradations": degradations})
+        return result
+
+    async def append_event(self, event: MemoryEvent) -> MemoryEvent:
+        with_state = getattr(self.durable, "append_event_with_state", None)
+        if with_state is None:
+            stored = await self.durable.append_event(event)
+            await self._invalidate([event.session_id], [])
+            return stored
+        stored, state = await with_state(event)
+        self._owner(state.session_id, state.user_id)
+        prev = (state.message_count, state.event_count - 1)
+        done = await self._guard(lambda: self.cache.record(state, prev, None, [stored]))
+        if isinstance(done, _Down):
+            self._missed([state.session_id])
+        return stored  # type: ignore[no-any-return]
+
+    async def close_session(self, session_id: str, *, now: datetime) -> SessionInfo:
+        state = await self.durable.close_session(session_id, now=now)
+        prev = (state.message_count, state.event_count)
+        done = await self._guard(lambda: self.cache.record(state, prev))
+        if isinstance(done, _Down):
+            self._missed([session_id])
+        return state
+
+    async def put_settings(self, user_id: str, settings: MemorySettings) -> None:
+        await self.durable.put_settings(user_id, settings)
+        raw = settings.model_dump_json()
+        done = await self._guard(
+            lambda: self.cache.put_settings(user_id, raw, only_if_absent=False)
+        )
+        if isinstance(done, _Down):
+            self._missed(user_ids=[user_id])
+
+    async def _invalidate(self, session_ids: Sequence[str], user_ids: Sequence[str]) -> None:
+        done = await self._guard(lambda: self.cache.drop(session_ids, user_ids))
+        if isinstance(done, _Down):
+            self._missed(session_ids, user_ids)
+
+    async def extend_ttl(self, session_id: str) -> bool:
+        """Extend the cached session's idle TTL; whether it was cached."""
+        done = await self._guard(lambda: self.cache.touch(session_id))
+        return done is True
+
+    # ------------------------------------------------------------------ reads
+
+    async def get_session(self, session_id: str) -> SessionInfo | None:
+        cached = await self._guard(lambda: self.cache.get_state(session_id))
+        if isinstance(cached, SessionInfo):
+            return cached
+        return await self.durable.get_session(session_id)
+
+    async def get_entries(
+        self, session_id: str, *, limit: int, before_seq: int | None = None
+    ) -> list[MemoryEntry]:
+        if before_seq is None and 0 < limit <= self.cache.hot_window:
+            found = await self._guard(lambda: self.cache.read(session_id, limit, 0))
+            if not isinstance(found, _Down):
+                if found is not None and (found.complete or len(found.entries) >= limit):
+                    return found.entries
+                if found is None:
+                    snap = await self._rebuild(session_id)
+                    return snap.entries[-limit:]
+        return await self.durable.get_entries(session_id, limit=limit, before_seq=before_seq)
+
+    async def get_entry(self, session_id: str, entry_id: str) -> MemoryEntry | None:
+        return await self.durable.get_entry(session_id, entry_id)
+
+    async def get_events(
+        self, session_id: str, *, event_type: str | None = None, limit: int
+    ) -> list[MemoryEvent]:
+        return await self.durable.get_events(session_id, event_type=event_type, limit=limit)
+
+    async def load_context(
+        self, session_id: str, *, max_messages: int, event_limit: int
+    ) -> ContextSnapshot:
+        """The context from Redis in one round trip when cached, else from the durable
+        store (rebuilding the cache); with the user's recent turns of other sessions."""
+        since = utcnow() - timedelta(seconds=self.cache.short_term_ttl)
+        if max_messages > self.cache.hot_window or event_limit > EVENT_KEEP:
+            snap = await self.durable.load_context(
+                session_id, max_messages=max_messages, event_limit=event_limit
+            )
+            return await self._with_recent(snap, session_id, since, max_messages, [])
+        owner = self._owners.get(session_id)
+        got = await self._guard(lambda: self._read(session_id, owner, max_messages, event_limit))
+        if isinstance(got, _Down):
+            snap = await self.durable.load_context(
+                session_id, max_messages=max_messages, event_limit=event_limit
+            )
+            return await self._with_recent(
+                snap, session_id, since, max_messages, [CACHE_DEGRADATION]
+            )
+        if got is None:  # not cached: read the durable store and rebuild
+            full = await self._rebuild(session_id)
+            snap = ContextSnapshot(
+                full.session,
+                full.entries[-max_messages:],
+                full.language_events[-event_limit:],
+                full.mode_events[-event_limit:],
+                full.settings,
+            )
+            return await self._with_recent(snap, session_id, since, max_messages, [])
+        return got
+
+    async def _read(
+        self, session_id: str, owner: str | None, max_messages: int, event_limit: int
+    ) -> LayeredSnapshot | None:
+        since = utcnow() - timedelta(seconds=self.cache.short_term_ttl)
+        pipe = self.cache._pipe()
+        self.cache.queue_read(pipe, session_id, max_messages, event_limit)
+        if owner is not None:
+            self.cache.queue_user_read(
+                pipe,
+                owner,
+                exclude_session=session_id,
+                since_ms=int(since.timestamp() * 1000),
+                limit=max_messages,
+                want_recent=True,
+            )
+        replies = await self.cache._run(pipe)
+        cached = self.cache.parse_read(replies[0])
+        if cached is None or not (cached.complete or len(cached.entries) >= max_messages):
+            return None
+        state = cached.state
+        self._owner(session_id, state.user_id)
+        if owner != state.user_id:
+            pipe = self.cache._pipe()
+            self.cache.queue_user_read(
+                pipe,
+                state.user_id,
+                exclude_session=session_id,
+                since_ms=int(since.timestamp() * 1000),
+                limit=max_messages,
+                want_recent=True,
+            )
+            replies = [None, *(await self.cache._run(pipe))]
+        raw_settings, warm, *rest = replies[1]
+        settings = await self._settings(state.user_id, raw_settings)
+        recent: list[MemoryEntry] | None = None
+        if settings is None or settings.cross_session:
+            if warm:
+                recent = [entry_from_json(r) for r in reversed(rest[0])] if rest else []
+            else:
+                recent = await self._warm_recent(state.user_id, session_id, since, max_messages)
+        return LayeredSnapshot(
+            session=state,
+            entries=cached.entries,
+            language_events=[event_from_json(e) for e in cached.language_events],
+            mode_events=[event_from_json(e) for e in cached.mode_events],
+            settings=settings,
+            recent=recent,
+        )
+
+    async def _settings(self, user_id: str, raw: bytes | None) -> MemorySettings | None:
+        if raw is None:  # not cached: read through
+            stored = await self.durable.get_settings(user_id)
+            text = stored.model_dump_json() if stored is not None else ""
+            await self.cache.put_settings(user_id, text, only_if_absent=True)
+            return stored
+        return MemorySettings.model_validate_json(raw) if raw else None
+
+    async def _warm_recent(
+        self, user_id: str, session_id: str, since: datetime, limit: int
+    ) -> list[MemoryEntry]:
+        everything = await self.durable.recent_user_entries(
+            user_id, since=since, exclude_session=None, limit=self.cache.short_term_cap
+        )
+        await self.cache.warm_user(user_id, everything)
+        return [e for e in everything if e.session_id != session_id][-limit:]
+
+    async def _with_recent(
+        self,
+        snap: ContextSnapshot,
+        session_id: str,
+        since: datetime,
+        limit: int,
+        degradations: list[str],
+    ) -> LayeredSnapshot:
+        recent: list[MemoryEntry] | None = None
+        if snap.session is not None and (snap.settings is None or snap.settings.cross_session):
+            recent = await self.durable.recent_user_entries(
+                snap.session.user_id, since=since, exclude_session=session_id, limit=limit
+            )
+        return LayeredSnapshot(
+            snap.session,
+            snap.entries,
+            snap.language_events,
+            snap.mode_events,
+            snap.settings,
+            recent=recent,
+            degradations=degradations,
+        )
+
+    async def _rebuild(self, session_id: str) -> ContextSnapshot:
+        """Read the hot window from the durable store and install it in Redis.
+
+        Readers of one session in this process share one rebuild; across
+        processes the Redis token lets one of them install it.
+        """
+        task = self._rebuilds.get(session_id)
+        if task is None:
+            task = asyncio.ensure_future(self._rebuild_once(session_id))
+            self._rebuilds[session_id] = task
+            task.add_done_callback(lambda _: self._rebuilds.pop(session_id, None))
+        return await asyncio.shield(task)
+
+    async def _rebuild_once(self, session_id: str) -> ContextSnapshot:
+        token = new_id()
+        locked = await self._guard(lambda: self.cache.try_lock_rebuild(session_id, token))
+        snap = await self.durable.load_context(
+            session_id, max_messages=self.cache.hot_window, event_limit=EVENT_KEEP
+        )
+        state = snap.session
+        if locked is True and state is not None:
+            self._owner(session_id, state.user_id)
+            complete = len(snap.entries) < self.cache.hot_window
+            await self._guard(
+                lambda: self.cache.install(
+                    token,
+                    state,
+                    snap.entries,
+                    snap.language_events,
+                    snap.mode_events,
+                    complete=complete,
+                )
+            )
+        return snap
+
+    async def get_settings(self, user_id: str) -> MemorySettings | None:
+        raw = await self._guard(lambda: self.cache.get_settings(user_id))
+        if isinstance(raw, bytes):
+            return MemorySettings.model_validate_json(raw) if raw else None
+        stored = await self.durable.get_settings(user_id)
+        if raw is None:
+            text = stored.model_dump_json() if stored is not None else ""
+            await self._guard(lambda: self.cache.put_settings(user_id, text, only_if_absent=True))
+        return stored
+
+    async def list_sessions(
+        self, user_id: str, *, limit: int, offset: int = 0
+    ) -> list[SessionInfo]:
+        return await self.durable.list_sessions(user_id, limit=limit, offset=offset)
+
+    # ------------------------------------------------------------------ later layers
+
+    async def update_entry(
+        self, session_id: str, entry_id: str, changes: dict[str, Any]
+    ) -> MemoryEntry | None:
+        updated = await self.durable.update_entry(session_id, entry_id, changes)
+        if updated is not None:
+            await self._invalidate([session_id], [updated.user_id])
+        return updated
+
+    async def recent_user_entries(
+        self, user_id: str, *, since: datetime, exclude_session: str | None, limit: int
+    ) -> list[MemoryEntry]:
+        return await self.durable.recent_user_entries(
+            user_id, since=since, exclude_session=exclude_session, limit=limit
+        )
+
+    async def put_fact(self, fact: Fact) -> Fact:
+        return await self.durable.put_fact(fact)
+
+    async def list_facts(self, user_id: str) -> list[Fact]:
+        return await self.durable.list_facts(user_id)
+
+    async def delete_fact(self, user_id: str, fact_id: str) -> bool:
+        return await self.durable.delete_fact(user_id, fact_id)
+
+    async def put_summary(self, summary: Summary) -> None:
+        await self.durable.put_summary(summary)
+
+    async def get_summary(self, session_id: str) -> Summary | None:
+        return await self.durable.get_summary(session_id)
+
+    async def _user_session_ids(self, user_id: str) -> list[str]:
+        ids: list[str] = []
+        while True:
+            page = await self.durable.list_sessions(user_id, limit=1000, offset=len(ids))
+            ids += [s.session_id for s in page]
+            if len(page) < 1000:
+                break
+        cached = await self._guard(lambda: self.cache.user_sessions(user_id))
+        if isinstance(cached, list):
+            ids += [sid for sid in cached if sid not in set(ids)]
+        return ids
+
+    async def delete_user_data(
+        self,
+        user_id: str,
+        *,
+        scope: DeleteScope,
+        since: datetime | None = None,
+        session_ids: Sequence[str] = (),
+    ) -> dict[str, int]:
+        """Delete from the durable store, then every cached key of what was deleted
+        (before too, so no reader re-caches it meanwhile)."""
+        targets = list(session_ids) if scope == "session" else []
+        if scope != "session":
+            targets = await self._user_session_ids(user_id)
+        await self._invalidate(targets, [user_id])
+        counts = await self.durable.delete_user_data(
+            user_id, scope=scope, since=since, session_ids=session_ids
+        )
+        await self._invalidate(targets, [user_id])
+        return counts
+
+    async def sweep_expired(self, *, now: datetime, default_retention_days: int) -> int:
+        sweep = getattr(self.durable, "sweep", None)
+        if sweep is None:  # no list of touched sessions: cached windows expire by TTL
+            return await self.durable.sweep_expired(
+                now=now, default_retention_days=default_retention_days
+            )
+        total, touched = await sweep(now=now, default_retention_days=default_retention_days)
+        await self._invalidate(touched, [])
+        return int(total)
+
+    async def export_user(self, user_id: str) -> dict[str, Any]:
+        return await self.durable.export_user(user_id)
+
+    async def append_audit(self, record: AuditRecord) -> None:
+        await self.durable.append_audit(record)
+
+    async def list_audit(self, user_id: str, *, limit: int) -> list[AuditRecord]:
+        return await self.durable.list_audit(user_id, limit=limit)
+
+
+def layered_store_from_urls(
+    archive: DurableStore,
+    session_url: str,
+    *,
+    hot_window: int,
+    session_ttl: int,
+    short_term_ttl: int,
+) -> LayeredStore:
+    """``archive`` behind a Redis session cache at ``session_url``
+    (``redis://host:port/db`` or ``redis+cluster://host:port``)."""
+    cache = RedisSessionCache(
+        redis_client_from_url(session_url),
+        hot_window=hot_window,
+        session_ttl=session_ttl,
+        short_term_ttl=short_term_ttl,
+    )
+    return LayeredStore(archive, cache)

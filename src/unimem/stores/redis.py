@@ -1,0 +1,541 @@
+"""Redis layers: the session cache (hot window, switch events, session state)
+and the short-term layer (the user's last 24 h across sessions).
+
+Redis is a cache here, never the authority: every write reaches it *after* the
+durable commit, and each server-side script checks that the cached session is
+exactly one step behind the write it applies (by message and event counts).
+Anything else (a write that was lost while Redis was unreachable, concurrent
+writers arriving out of order) drops the session's keys, and the next reader
+rebuilds them from the durable store. A rebuild installs its snapshot only if
+no write touched the session while it was reading (the ``rebuild`` token,
+which every write to a cold session deletes).
+
+All keys come from :mod:`unimem.stores.keys`; every script touches the keys of
+one session or of one user, so one slot in Redis Cluster.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, cast
+
+import redis.asyncio as aioredis
+import redis.exceptions as rexc
+from redis.asyncio.cluster import RedisCluster
+
+from ..errors import ConfigurationError, StoreUnavailableError
+from ..models import MemoryEntry, MemoryEvent, SessionInfo, entry_from_json
+from . import keys as k
+
+__all__ = [
+    "RedisMemoryStore",
+    "RedisSessionCache",
+    "SessionCacheUnavailableError",
+    "redis_client_from_url",
+]
+
+RedisClient = aioredis.Redis | RedisCluster
+
+_UNAVAILABLE: tuple[type[BaseException], ...] = (
+    rexc.ConnectionError,
+    rexc.TimeoutError,
+    rexc.BusyLoadingError,
+    rexc.ClusterDownError,
+    rexc.ClusterError,
+    rexc.RedisClusterException,
+    rexc.MasterDownError,
+    rexc.TryAgainError,
+    rexc.ReadOnlyError,
+    OSError,
+    TimeoutError,
+)
+
+#: How many switch events of each kind the cache keeps per session.
+EVENT_KEEP = 20
+
+_WRITE_SESSION = """
+local cur = redis.call('HMGET', KEYS[1], 'mc', 'ec')
+if not cur[1] then
+  redis.call('DEL', KEYS[5])
+  if ARGV[1] ~= '0' or ARGV[2] ~= '0' then return 0 end
+  redis.call('HSET', KEYS[1], 'complete', '1')
+elseif cur[1] ~= ARGV[1] or cur[2] ~= ARGV[2] then
+  redis.call('DEL', KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5])
+  return -1
+end
+redis.call('HSET', KEYS[1], 'mc', ARGV[3], 'ec', ARGV[4], 'state', ARGV[5])
+if ARGV[9] ~= '0' then
+  redis.call('ZADD', KEYS[2], ARGV[9], ARGV[10])
+  if redis.call('ZREMRANGEBYRANK', KEYS[2], 0, -tonumber(ARGV[6]) - 1) > 0 then
+    redis.call('HSET', KEYS[1], 'complete', '0')
+  end
+end
+local keep = tonumber(ARGV[8])
+for i = 11, #ARGV, 2 do
+  local list = nil
+  if ARGV[i] == 'language_switch' then list = KEYS[3] end
+  if ARGV[i] == 'mode_switch' then list = KEYS[4] end
+  if list then
+    redis.call('RPUSH', list, ARGV[i + 1])
+    redis.call('LTRIM', list, -keep, -1)
+  end
+end
+for i = 1, 4 do redis.call('EXPIRE', KEYS[i], ARGV[7]) end
+return 1
+"""
+
+_READ_SESSION = """
+local m = redis.call('HMGET', KEYS[1], 'state', 'complete', 'mc')
+if not m[1] then return false end
+local n = tonumber(ARGV[1])
+local l = tonumber(ARGV[2])
+local e, a, b = {}, {}, {}
+-- (a negative zero is not an index Redis accepts)
+if n > 0 then e = redis.call('ZRANGE', KEYS[2], -n, -1) end
+if l > 0 then
+  a = redis.call('LRANGE', KEYS[3], -l, -1)
+  b = redis.call('LRANGE', KEYS[4], -l, -1)
+end
+return {m[1], m[2], e, a, b}
+"""
+
+_INSTALL = """
+if redis.call('GET', KEYS[5]) ~= ARGV[1] then return 0 end
+redis.call('DEL', KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5])
+redis.call('HSET', KEYS[1], 'mc', ARGV[2], 'ec', ARGV[3], 'state', ARGV[4], 'complete', ARGV[5])
+local i = 8
+for j = 1, tonumber(ARGV[7]) do
+  redis.call('ZADD', KEYS[2], ARGV[i], ARGV[i + 1])
+  i = i + 2
+end
+for _, key in ipairs({KEYS[3], KEYS[4]}) do
+  local n = tonumber(ARGV[i])
+  i = i + 1
+  for j = 1, n do
+    redis.call('RPUSH', key, ARGV[i])
+    i = i + 1
+  end
+end
+for j = 1, 4 do redis.call('EXPIRE', KEYS[j], ARGV[6]) end
+return 1
+"""
+
+_WRITE_USER = """
+redis.call('ZADD', KEYS[1], ARGV[2], ARGV[1])
+redis.call('HSET', KEYS[2], ARGV[1], ARGV[3])
+local gone = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', '(' .. ARGV[4])
+local over = redis.call('ZCARD', KEYS[1]) - #gone - tonumber(ARGV[5])
+if over > 0 then gone = redis.call('ZRANGE', KEYS[1], 0, #gone + over - 1) end
+if #gone > 0 then
+  redis.call('ZREM', KEYS[1], unpack(gone))
+  redis.call('HDEL', KEYS[2], unpack(gone))
+end
+redis.call('ZADD', KEYS[4], ARGV[2], ARGV[7])
+redis.call('EXPIRE', KEYS[1], ARGV[6])
+redis.call('EXPIRE', KEYS[2], ARGV[6])
+redis.call('EXPIRE', KEYS[4], ARGV[6])
+return 1
+"""
+
+_READ_USER = """
+local s = redis.call('GET', KEYS[1])
+if ARGV[4] == '0' or redis.call('EXISTS', KEYS[4]) == 0 then return {s, 0} end
+local members = redis.call('ZREVRANGEBYSCORE', KEYS[2], '+inf', ARGV[2])
+local out = {}
+local prefix = ARGV[1] .. ' '
+local limit = tonumber(ARGV[3])
+for _, m in ipairs(members) do
+  if #out >= limit then break end
+  if ARGV[1] == '' or string.sub(m, 1, #prefix) ~= prefix then out[#out + 1] = m end
+end
+if #out == 0 then return {s, 1} end
+return {s, 1, redis.call('HMGET', KEYS[3], unpack(out))}
+"""
+
+_WARM_USER = """
+redis.call('DEL', KEYS[1], KEYS[2])
+for i = 3, #ARGV, 3 do
+  redis.call('ZADD', KEYS[1], ARGV[i + 1], ARGV[i])
+  redis.call('HSET', KEYS[2], ARGV[i], ARGV[i + 2])
+end
+redis.call('EXPIRE', KEYS[1], ARGV[1])
+redis.call('EXPIRE', KEYS[2], ARGV[1])
+redis.call('SET', KEYS[3], '1', 'EX', ARGV[2])
+return 1
+"""
+
+
+def redis_client_from_url(url: str, *, timeout: float = 0.5) -> RedisClient:
+    """A client for ``redis://``, ``rediss://``, ``unix://`` or ``redis+cluster://host:port``.
+
+    ``timeout`` bounds connecting and each command, so an unreachable Redis
+    costs a voice turn at most that much before the service degrades.
+    """
+    scheme = url.split("://", 1)[0].lower()
+    opts: dict[str, Any] = {"socket_timeout": timeout, "socket_connect_timeout": timeout}
+    if scheme in ("redis+cluster", "rediss+cluster"):
+        inner = url.replace("+cluster", "", 1)
+        return RedisCluster.from_url(inner, **opts)
+    if scheme in ("redis", "rediss", "unix"):
+        return aioredis.Redis.from_url(url, **opts)
+    raise ConfigurationError(
+        f"unsupported session cache URL scheme {scheme!r}: use redis://host:port/db "
+        "or redis+cluster://host:port"
+    )
+
+
+class SessionCacheUnavailableError(StoreUnavailableError):
+    """Redis (the session cache) cannot be reached."""
+
+
+def unavailable(exc: BaseException) -> SessionCacheUnavailableError:
+    """The error for a Redis failure (no content in the message)."""
+    return SessionCacheUnavailableError(f"Redis is unreachable ({type(exc).__name__}); retry later")
+
+
+def _ms(entry: MemoryEntry) -> int:
+    assert entry.timestamp is not None
+    return int(entry.timestamp.timestamp() * 1000)
+
+
+@dataclass(slots=True)
+class CachedSession:
+    """What the cache holds for a session's context."""
+
+    state: SessionInfo
+    complete: bool
+    entries: list[MemoryEntry]
+    language_events: list[bytes]
+    mode_events: list[bytes]
+
+
+class RedisSessionCache:
+    """Session cache and short-term layer on one Redis (or Redis Cluster) client.
+
+    Methods raise :class:`StoreUnavailableError` when Redis cannot be reached.
+
+    Args:
+        client: a ``redis.asyncio.Redis`` or ``RedisCluster`` (bytes responses).
+        prefix: key prefix (one per deployment, or per test).
+        hot_window: entries kept per session.
+        session_ttl: idle seconds before a session's keys expire.
+        short_term_ttl: seconds an entry stays in the user's short-term layer.
+        short_term_cap: most entries kept per user in the short-term layer.
+    """
+
+    def __init__(
+        self,
+        client: RedisClient,
+        *,
+        prefix: str = k.DEFAULT_PREFIX,
+        hot_window: int = 50,
+        session_ttl: int = 86_400,
+        short_term_ttl: int = 86_400,
+        short_term_cap: int = 200,
+    ) -> None:
+        self.client = client
+        self.prefix = prefix
+        self.hot_window = hot_window
+        self.session_ttl = session_ttl
+        self.short_term_ttl = short_term_ttl
+        self.short_term_cap = short_term_cap
+
+    def session_keys(self, session_id: str) -> k.SessionKeys:
+        """The keys of a session."""
+        return k.session_keys(session_id, self.prefix)
+
+    def user_keys(self, user_id: str) -> k.UserKeys:
+        """The keys of a user."""
+        return k.user_keys(user_id, self.prefix)
+
+    async def _run(self, pipe: Any) -> list[Any]:
+        try:
+            return list(await pipe.execute())
+        except _UNAVAILABLE as exc:
+            raise unavailable(exc) from exc
+
+    def _pipe(self) -> Any:
+        if isinstance(self.client, RedisCluster):
+            return self.client.pipeline()
+        return self.client.pipeline(transaction=False)
+
+    # ------------------------------------------------------------------ writes
+
+    def _queue_session_write(
+        self,
+        pipe: Any,
+        state: SessionInfo,
+        prev: tuple[int, int],
+        entry: MemoryEntry | None,
+        events: Sequence[MemoryEvent],
+    ) -> None:
+        argv: list[Any] = [
+            prev[0],
+            prev[1],
+            state.message_count,
+            state.event_count,
+            state.model_dump_json(),
+            self.hot_window,
+            self.session_ttl,
+            EVENT_KEEP,
+            entry.seq if entry is not None else 0,
+            entry.model_dump_json() if entry is not None else "",
+        ]
+        for event in events:
+            argv += [event.event_type, event.model_dump_json()]
+        sk = self.session_keys(state.session_id)
+        pipe.eval(_WRITE_SESSION, 5, *sk.all(), *argv)
+
+    async def record(
+        self,
+        state: SessionInfo,
+        prev: tuple[int, int],
+        entry: MemoryEntry | None = None,
+        events: Sequence[MemoryEvent] = (),
+    ) -> None:
+        """Apply one committed write (entry and/or events, new ``state``) to the cache.
+
+        ``prev`` is the session's (message_count, event_count) before the write.
+        One round trip: the session script and, for an entry, the user's
+        short-term script, pipelined.
+        """
+        pipe = self._pipe()
+        self._queue_session_write(pipe, state, prev, entry, events)
+        if entry is not None:
+            uk = self.user_keys(state.user_id)
+            cutoff = _ms(entry) - self.short_term_ttl * 1000
+            pipe.eval(
+                _WRITE_USER,
+                4,
+                *uk.short_term(),
+                k.recent_member(entry.session_id, entry.id),
+                _ms(entry),
+                entry.model_dump_json(),
+                cutoff,
+                self.short_term_cap,
+                self.short_term_ttl,
+                entry.session_id,
+            )
+        await self._run(pipe)
+
+    # ------------------------------------------------------------------ reads
+
+    def queue_read(self, pipe: Any, session_id: str, max_messages: int, event_limit: int) -> None:
+        """Queue the session read script on ``pipe`` (see :meth:`parse_read`)."""
+        sk = self.session_keys(session_id)
+        pipe.eval(_READ_SESSION, 4, sk.meta, sk.window, sk.lang, sk.mode, max_messages, event_limit)
+
+    @staticmethod
+    def parse_read(raw: Any) -> CachedSession | None:
+        """Decode the session read script's reply (``None``: not cached)."""
+        if raw is None:
+            return None
+        state_raw, complete, entries, lang, mode = raw
+        return CachedSession(
+            state=SessionInfo.model_validate_json(state_raw),
+            complete=complete == b"1",
+            entries=[entry_from_json(e) for e in entries],
+            language_events=list(lang),
+            mode_events=list(mode),
+        )
+
+    def queue_user_read(
+        self,
+        pipe: Any,
+        user_id: str,
+        *,
+        exclude_session: str | None,
+        since_ms: int,
+        limit: int,
+        want_recent: bool,
+    ) -> None:
+        """Queue the read of the user's cached settings and short-term layer."""
+        uk = self.user_keys(user_id)
+        pipe.eval(
+            _READ_USER,
+            4,
+            uk.settings,
+            uk.recent,
+            uk.recent_data,
+            uk.warm,
+            exclude_session or "",
+            since_ms,
+            limit,
+            1 if want_recent else 0,
+        )
+
+    async def read(
+        self, session_id: str, max_messages: int, event_limit: int
+    ) -> CachedSession | None:
+        """The cached context of a session, or ``None`` when it is not cached."""
+        pipe = self._pipe()
+        self.queue_read(pipe, session_id, max_messages, event_limit)
+        [raw] = await self._run(pipe)
+        return self.parse_read(raw)
+
+    async def try_lock_rebuild(self, session_id: str, token: str) -> bool:
+        """Claim the rebuild of a session's window (one reader rebuilds, not a burst)."""
+        try:
+            return bool(
+                await self.client.set(
+                    self.session_keys(session_id).rebuild, token, nx=True, px=5000
+                )
+            )
+        except _UNAVAILABLE as exc:
+            raise unavailable(exc) from exc
+
+    async def install(
+        self,
+        token: str,
+        state: SessionInfo,
+        entries: Sequence[MemoryEntry],
+        language_events: Sequence[MemoryEvent],
+        mode_events: Sequence[MemoryEvent],
+        *,
+        complete: bool,
+    ) -> bool:
+        """Install a rebuilt window if no write touched the session meanwhile."""
+        argv: list[Any] = [
+            token,
+            state.message_count,
+            state.event_count,
+            state.model_dump_json(),
+            "1" if complete else "0",
+            self.session_ttl,
+            len(entries),
+        ]
+        for entry in entries:
+            argv += [entry.seq, entry.model_dump_json()]
+        for events in (language_events, mode_events):
+            argv.append(len(events))
+            argv += [e.model_dump_json() for e in events]
+        pipe = self._pipe()
+        pipe.eval(_INSTALL, 5, *self.session_keys(state.session_id).all(), *argv)
+        [done] = await self._run(pipe)
+        return bool(done)
+
+    async def warm_user(self, user_id: str, entries: Sequence[MemoryEntry]) -> None:
+        """Replace the user's short-term layer with ``entries`` and mark it complete."""
+        argv: list[Any] = [self.short_term_ttl, self.short_term_ttl]
+        for entry in entries:
+            argv += [
+                k.recent_member(entry.session_id, entry.id),
+                _ms(entry),
+                entry.model_dump_json(),
+            ]
+        uk = self.user_keys(user_id)
+        pipe = self._pipe()
+        pipe.eval(_WARM_USER, 3, uk.recent, uk.recent_data, uk.warm, *argv)
+        await self._run(pipe)
+
+    async def get_state(self, session_id: str) -> SessionInfo | None:
+        """The cached session state, or ``None`` when not cached."""
+        try:
+            raw = await self.client.hget(self.session_keys(session_id).meta, "state")
+        except _UNAVAILABLE as exc:
+            raise unavailable(exc) from exc
+        return SessionInfo.model_validate_json(raw) if raw else None
+
+    async def get_settings(self, user_id: str) -> bytes | None:
+        """The cached settings JSON (``b""``: none stored), or ``None`` when not cached."""
+        try:
+            raw = await self.client.get(self.user_keys(user_id).settings)
+        except _UNAVAILABLE as exc:
+            raise unavailable(exc) from exc
+        return raw if raw is None else cast(bytes, raw)
+
+    async def put_settings(self, user_id: str, raw: str, *, only_if_absent: bool) -> None:
+        """Cache the user's settings JSON (``""``: none stored)."""
+        try:
+            await self.client.set(
+                self.user_keys(user_id).settings, raw, ex=self.short_term_ttl, nx=only_if_absent
+            )
+        except _UNAVAILABLE as exc:
+            raise unavailable(exc) from exc
+
+    # ------------------------------------------------------------------ invalidation
+
+    async def drop(
+        self,
+        session_ids: Sequence[str] = (),
+        user_ids: Sequence[str] = (),
+        *,
+        settings: bool = False,
+    ) -> None:
+        """Delete the keys of sessions and the short-term layer (and, with
+        ``settings``, the cached settings) of users.
+
+        One ``DEL`` per session or user, pipelined: each stays in one slot.
+        """
+        if not session_ids and not user_ids:
+            return
+        pipe = self._pipe()
+        for sid in session_ids:
+            pipe.delete(*self.session_keys(sid).all())
+        for uid in user_ids:
+            uk = self.user_keys(uid)
+            pipe.delete(*uk.short_term(), *((uk.settings,) if settings else ()))
+        await self._run(pipe)
+
+    async def user_sessions(self, user_id: str) -> list[str]:
+        """The session ids the short-term layer saw for this user."""
+        try:
+            raw = await self.client.zrange(self.user_keys(user_id).sessions, 0, -1)
+        except _UNAVAILABLE as exc:
+            raise unavailable(exc) from exc
+        return [cast(bytes, m).decode() for m in raw]
+
+    async def touch(self, session_id: str) -> bool:
+        """Extend a session's idle TTL; whether it was cached."""
+        pipe = self._pipe()
+        for key in self.session_keys(session_id).all()[:4]:
+            pipe.expire(key, self.session_ttl)
+        return any(await self._run(pipe))
+
+
+class RedisMemoryStore:
+    """The spec's Redis session store, as a thin face over :class:`RedisSessionCache`.
+
+    ``save_session`` adds entries to the session's sorted set by ``seq`` (one
+    round trip, nothing rewritten); ``load_session`` reads the hot window.
+    """
+
+    def __init__(self, redis_client: RedisClient, *, prefix: str = k.DEFAULT_PREFIX) -> None:
+        self.redis = redis_client
+        self.cache = RedisSessionCache(redis_client, prefix=prefix)
+        self.ttl = self.cache.session_ttl
+
+    async def save_session(self, session_id: str, memory: Sequence[MemoryEntry]) -> None:
+        """Add stored entries (``seq`` set) to the session's hot window; idempotent."""
+        sk = self.cache.session_keys(session_id)
+        pipe = self.cache._pipe()
+        for entry in memory:
+            if entry.seq is None:
+                raise ValueError("save_session takes stored entries (seq set)")
+            pipe.zadd(sk.window, {entry.model_dump_json(): entry.seq})
+        pipe.zremrangebyrank(sk.window, 0, -self.cache.hot_window - 1)
+        pipe.expire(sk.window, self.ttl)
+        await self.cache._run(pipe)
+
+    async def load_session(self, session_id: str) -> list[MemoryEntry]:
+        """The session's cached entries, oldest first."""
+        try:
+            raw = await self.redis.zrange(self.cache.session_keys(session_id).window, 0, -1)
+        except _UNAVAILABLE as exc:
+            raise unavailable(exc) from exc
+        return [entry_from_json(cast(bytes, r)) for r in raw]
+
+    async def extend_ttl(self, session_id: str) -> bool:
+        """Keep the session's keys for another idle period; whether any existed."""
+        return await self.cache.touch(session_id)
+
+    async def delete_session(self, session_id: str) -> None:
+        """Delete the session's keys."""
+        await self.cache.drop(session_ids=[session_id])
+
+    async def delete_all(self, user_id: str) -> None:
+        """Delete the user's short-term layer and every session of theirs it saw."""
+        await self.cache.drop(
+            session_ids=await self.cache.user_sessions(user_id), user_ids=[user_id]
+        )
