@@ -103,8 +103,9 @@ async def test_delete_all_leaves_nothing_but_settings_and_audit(service: Unified
 
 
 async def test_audit_records_settings_export_delete_without_content(service: UnifiedMemoryService):
+    # stored as given (no redaction), so content in the audit log would show
+    await service.update_settings("u1", {"anonymize_phi": False, "retention_days": 30})
     await add(service, "s1", SECRET)
-    await service.update_settings("u1", {"save_rag_context": False, "retention_days": 30})
     exported = await service.export_user_memory("u1", actor="dpo")
     assert [e["content"] for e in exported["entries"]] == [SECRET]
     assert exported["format"] == "unimem-export/1" and exported["user_id"] == "u1"
@@ -112,7 +113,7 @@ async def test_audit_records_settings_export_delete_without_content(service: Uni
     await service.delete_user_memory("u1", "all")
     records = await service.list_audit("u1")
     assert [r.action for r in records] == ["settings_change", "export", "delete"]
-    assert records[0].details == {"save_rag_context": False}  # only what changed
+    assert records[0].details == {"anonymize_phi": False}  # only what changed
     assert records[1].actor == "dpo" and records[1].details["entries"] == 1
     assert records[2].actor == "u1"
     assert SECRET not in json.dumps([r.model_dump(mode="json") for r in records])

@@ -197,11 +197,14 @@ class PrivacyPipeline:
         """The PHI detector, or ``None`` when none is installed."""
         if not self._looked_up:
             self._looked_up = True
+            found: Detector | None
             try:
-                from . import detect_phi  # type: ignore[attr-defined,unused-ignore]
-            except ImportError:
-                detect_phi = None
-            self._detector = detect_phi
+                from .phi import detect_phi  # type: ignore[import-not-found,unused-ignore]
+            except ImportError:  # the detector is an optional part of the installation
+                found = None
+            else:
+                found = detect_phi
+            self._detector = found
         return self._detector
 
     async def session_tokens(self, store: DurableStore, session_id: str) -> SessionTokens:
