@@ -6,7 +6,7 @@ turn switches the session's language. Both are pure and synchronous; the
 lingua detector behind them is built on first use, once per process.
 """
 
-from .detect import SUPPORTED_LANGUAGES, Detection, detect, detect_language, preload
+from .detector import SUPPORTED_LANGUAGES, Detection, detect, detect_language, preload
 from .policy import LanguageDecision, apply_language_policy, decide_language, explicit_trigger
 
 __all__ = [

@@ -56,6 +56,8 @@ EVIDENCE_WEIGHT: Final = 1.0
 #: From this many content words a text may be labelled without function words.
 LONG_TEXT_WORDS: Final = 4
 LONG_TEXT_CONFIDENCE: Final = 0.90
+#: Words of a text lingua reads.
+LINGUA_MAX_WORDS: Final = 12
 
 _TOKEN = re.compile(r"[^\s.,!?;:¿¡()\[\]{}\"“”„«»،؟。、！？，：；…/+=*~|]+")
 _DIGIT = re.compile(r"\d")
@@ -298,7 +300,9 @@ def _latin(tokens: list[str], text: str) -> Detection:
         )
     if "¿" in text or "¡" in text:
         hits["es"] += 1
-    values = _lingua().compute_language_confidence_values(" ".join(tokens))
+    # lingua's cost grows with the text; a dozen words decide a language as
+    # well as a paragraph does (the function words still count in full).
+    values = _lingua().compute_language_confidence_values(" ".join(tokens[:LINGUA_MAX_WORDS]))
     probability = {v.language.iso_code_639_1.name.lower(): v.value for v in values}
     # Each function word multiplies a language's odds by e: lingua's
     # probability is the prior, the words are the evidence it lacks on a few

@@ -3,7 +3,7 @@
 A switch needs a *confident* detection (one :func:`~unimem.language.detect`
 does not answer ``None`` for) in another language than the session's
 current one. Interjections, names, drug names, doses and numbers
-give no detection (see :mod:`unimem.language.detect`), so they never flip the
+give no detection (see :mod:`unimem.language.detector`), so they never flip the
 language; one real sentence in another language does. A language given
 explicitly on the entry wins over detection.
 """
@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..models import MemoryEntry, Role, SwitchTrigger
-from .detect import Detection, detect
+from .detector import Detection, detect
 
 __all__ = ["LanguageDecision", "apply_language_policy", "decide_language", "explicit_trigger"]
 
