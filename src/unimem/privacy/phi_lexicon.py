@@ -16,7 +16,7 @@ from pathlib import Path
 from ..config import resolve_data_dir
 from ..errors import ConfigurationError
 
-__all__ = ["Lexicon", "get_lexicon", "medical_terms_path"]
+__all__ = ["Lexicon", "clear_lexicon_cache", "get_lexicon", "medical_terms_path"]
 
 
 def _words(text: str) -> set[str]:
@@ -61,6 +61,9 @@ def medical_terms_path(data_dir: Path | None = None) -> Path:
 def get_lexicon() -> Lexicon:
     """The lexicon for the current data directory, built on first use and cached.
 
+    It is read once per data directory and process: restart (or call
+    :func:`clear_lexicon_cache`) after changing the deployment's file.
+
     Raises:
         ConfigurationError: the deployment's medical terms file exists but cannot be read.
     """
@@ -95,3 +98,8 @@ def _load(extra: Path) -> Lexicon:
         first_names=frozenset(_words(_packaged("first_names.txt"))),
         surnames=frozenset(_words(_packaged("surnames.txt"))),
     )
+
+
+def clear_lexicon_cache() -> None:
+    """Forget the loaded lexicons, so the next detection reads the files again."""
+    _load.cache_clear()

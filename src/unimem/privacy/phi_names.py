@@ -109,6 +109,13 @@ def _accept_first(doc: Doc, k: int, kind: str) -> bool:
         and not _medical(doc, k)
     ):
         return True  # "my son Will", "Dr. Grace Lee": the cue and the capital decide
+    if (
+        kind == "strong"
+        and doc.free(k)
+        and _stem(doc.low(k)) in doc.lex.first_names
+        and not _medical(doc, k)
+    ):
+        return True  # "call me bill", "my name is will"
     if not _plain(doc, k):
         return False
     low = doc.low(k)

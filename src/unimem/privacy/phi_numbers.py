@@ -16,6 +16,7 @@ __all__ = ["find_ages", "find_identifiers"]
 # Priority when several cues precede one number: the nearest specific cue wins;
 # the generic "number" only decides when nothing else does.
 _GENERIC = "NUMBER"
+_NOT_PHI = "NOT_PHI"
 _CUES: dict[tuple[str, ...], str] = {}
 
 
@@ -48,6 +49,8 @@ _cues(
     "موبايل,تلفون",
 )
 _cues("DATE", "born,birth,dob,d o b,birthday,admitted,nací,nacimiento,né,née,naissance")
+# Numbers of things, not of people: a lot number is not a phone number.
+_cues(_NOT_PHI, "lot,batch,ndc,tracking,order,confirmation,steps,model,version,reference")
 _cues(_GENERIC, "number,numbers,número,numero,numéro,رقم,رقمي,no,#")
 _MAX_CUE = max(len(k) for k in _CUES)
 _STOP = SENTENCE_END | {"and", "y", "et", "or", "o", "ou", "but", "pero", "mais"}
@@ -182,6 +185,8 @@ def _classify(doc: Doc, start: int, last: int, cue: str | None) -> None:
             letters = True
             digits += sum(c.isdigit() for c in tok.low)
     type_: str | None = None
+    if cue == _NOT_PHI:
+        return
     if cue == "SSN" and 4 <= digits <= 11:
         type_ = "SSN"
     elif cue in ("MRN", "ACCOUNT") and (digits >= 4 or (letters and digits >= 3)):

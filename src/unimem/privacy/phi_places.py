@@ -24,6 +24,17 @@ _FR_PREFIX = frozenset(
 )
 _AR_PREFIX = frozenset({"شارع", "حي", "طريق"})
 _PARTICLES = frozenset(words("de del la las los le du des l' d' y"))
+_PO_BOXES = (
+    ("p", ".", "o", ".", "box"),
+    ("p", "o", "box"),
+    ("po", "box"),
+    ("post", "office", "box"),
+    ("apartado", "de", "correos"),
+    ("apartado",),
+    ("boîte", "postale"),
+    ("صندوق", "بريد"),
+    ("ص", ".", "ب"),
+)
 
 
 def _name_words(doc: Doc, i: int, limit: int) -> int:
@@ -102,6 +113,13 @@ def find_addresses(doc: Doc) -> None:
         if last > run.last and doc.low(suffix) in _SUFFIXES and doc.free(suffix):
             doc.claim("ADDRESS", i, _tail(doc, suffix), 0.9)
     for i in range(n):
+        for box in _PO_BOXES:
+            end = i + len(box)
+            if tuple(doc.low(k) for k in range(i, end)) == box and doc.free(i, end - 1):
+                number = doc.run_at(end)
+                if number is not None and doc.free(number.first, number.last):
+                    doc.claim("ADDRESS", i, _tail(doc, number.last), 0.9)
+                break
         low = doc.low(i)
         if (low in _ES_PREFIX or low in _AR_PREFIX) and doc.free(i):
             last = _name_words(doc, i + 1, 4)

@@ -11,6 +11,7 @@ characters one to one (lowercase, Arabic-Indic digits to ASCII).
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass
 
@@ -130,6 +131,9 @@ def tokenize(text: str, norm: str) -> list[Token]:
         low = match.group()
         start, end = match.span()
         tokens.append(Token(text[start:end], low, start, end, i, _number_of(low)))
+    for prev, tok in itertools.pairwise(tokens):
+        if prev.low == "a" and tok.low in ("hundred", "thousand"):
+            prev.num = ("d", 1)  # "a hundred and one"
     return tokens
 
 

@@ -1,0 +1,207 @@
+"""PHI detection: what is found in typed and spoken text, and what is not."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from unimem.errors import ConfigurationError, InvalidInputError
+from unimem.privacy import PhiFinding, PhiType, detect_phi
+
+
+def found(text: str, language: str | None = None) -> list[tuple[str, str]]:
+    return [(f.type.value, f.text) for f in detect_phi(text, language)]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("my name is john carter", [("PERSON", "john carter")]),
+        (
+            "my number is five five five one two one two",
+            [("PHONE", "five five five one two one two")],
+        ),
+        (
+            "i was born march third nineteen fifty two",
+            [("DATE", "march third nineteen fifty two")],
+        ),
+        ("m r n four four two nine one", [("MRN", "four four two nine one")]),
+        (
+            "my social is one two three four five six seven eight nine",
+            [("SSN", "one two three four five six seven eight nine")],
+        ),
+        ("my email is jo dot ray at gmail dot com", [("EMAIL", "jo dot ray at gmail dot com")]),
+        ("i live at one twenty three main street", [("ADDRESS", "one twenty three main street")]),
+        ("my member id is x j h four four one two", [("ACCOUNT", "x j h four four one two")]),
+        ("i'm ninety two years old", [("AGE_OVER_89", "ninety two")]),
+        (
+            "the server is ten dot zero dot zero dot one",
+            [("IP_ADDRESS", "ten dot zero dot zero dot one")],
+        ),
+        ("go to w w w dot my clinic dot com", [("URL", "w w w dot my clinic dot com")]),
+    ],
+)
+def test_spoken_transcripts_are_read(text, expected):
+    assert found(text) == expected
+
+
+def test_typed_identifiers_are_found_with_their_types():
+    text = (
+        "I'm Mary O'Brien, DOB 03/03/1952, SSN 123-45-6789, MRN: A1234567, call "
+        "(555) 123-4567 or mary.ob@example.com, see https://portal.example.org/x from "
+        "192.168.1.20; I live at 42 Maple Street, Springfield, IL 62704. Member ID: "
+        "BCX123456789. My mother is 94 years old."
+    )
+    assert found(text) == [
+        ("PERSON", "Mary O'Brien"),
+        ("DATE", "03/03/1952"),
+        ("SSN", "123-45-6789"),
+        ("MRN", "A1234567"),
+        ("PHONE", "(555) 123-4567"),
+        ("EMAIL", "mary.ob@example.com"),
+        ("URL", "https://portal.example.org/x"),
+        ("IP_ADDRESS", "192.168.1.20"),
+        ("ADDRESS", "42 Maple Street, Springfield, IL 62704"),
+        ("ACCOUNT", "BCX123456789"),
+        ("AGE_OVER_89", "94"),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "language", "expected"),
+    [
+        ("me llamo maría lópez y tengo diabetes", "es", [("PERSON", "maría lópez")]),
+        ("je m'appelle claire martin", "fr", [("PERSON", "claire martin")]),
+        ("اسمي أحمد حسن وعندي ضغط مرتفع", "ar", [("PERSON", "أحمد حسن")]),
+        (
+            "mi teléfono es seis uno dos tres cuatro cinco seis siete ocho",
+            "es",
+            [("PHONE", "seis uno dos tres cuatro cinco seis siete ocho")],
+        ),
+        ("mon numéro est le 06 12 34 56 78", "fr", [("PHONE", "06 12 34 56 78")]),
+        ("رقم هاتفي ٠٥٠٩٨٧٦٥٤٣", "ar", [("PHONE", "٠٥٠٩٨٧٦٥٤٣")]),
+        (
+            "mi correo es ana arroba gmail punto com",
+            "es",
+            [("EMAIL", "ana arroba gmail punto com")],
+        ),
+        ("j'ai quatre-vingt-douze ans", "fr", [("AGE_OVER_89", "quatre-vingt-douze")]),
+        ("tengo noventa y tres años", "es", [("AGE_OVER_89", "noventa y tres")]),
+        ("عمري ٩٤ سنة", "ar", [("AGE_OVER_89", "٩٤")]),
+        (
+            "nací el tres de marzo de mil novecientos cincuenta y dos",
+            "es",
+            [("DATE", "el tres de marzo de mil novecientos cincuenta y dos")],
+        ),
+    ],
+)
+def test_spanish_french_and_arabic(text, language, expected):
+    assert found(text, language) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I have Parkinson's disease",
+        "my dad has hodgkin lymphoma",
+        "i was diagnosed with crohn's last year",
+        "Bell's palsy made my face droop",
+        "graves disease affects my thyroid",
+        "She has Down syndrome and Hashimoto's.",
+        "Wilson's disease affects copper metabolism.",
+        "Epstein-Barr virus titers were high.",
+        "La maladie de Parkinson touche mon père.",
+        "tengo la enfermedad de parkinson",
+        "I take Lipitor 20 mg and Norvasc 5 mg daily.",
+        "Is Metformin safe with Lisinopril?",
+    ],
+)
+def test_medical_eponyms_and_drugs_are_not_names(text):
+    assert found(text) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "this morning i felt dizzy",
+        "last week i had a fever of one hundred and one",
+        "i'll see you next tuesday",
+        "I was at the Mayo Clinic in May.",
+        "yesterday my sugar was two hundred and ten",
+        "my blood pressure was one forty over ninety",
+        "BP 140/90, HR 72, SpO2 97%.",
+        "my oxygen saturation was ninety four percent",
+        "the nurse said my pulse was ninety one",
+        "i was told to take ninety milligrams of aspirin",
+        "Platelets 250,000 and WBC 11,000.",
+        "Take 2 tablets every 6 hours, max 8 per day.",
+        "i'm fine thanks how are you",
+        "my name is on the prescription bottle",
+        "the lot number on the bottle is four four one seven eight two three",
+    ],
+)
+def test_relative_times_vitals_doses_and_small_talk_are_not_phi(text):
+    assert found(text) == []
+
+
+def test_findings_are_sorted_non_overlapping_and_match_the_text():
+    text = "Dr. Chen saw john carter on april ninth, call 617-555-0142 or (617) 555-0199."
+    findings = detect_phi(text)
+    assert [f.start for f in findings] == sorted(f.start for f in findings)
+    for a, b in itertools.pairwise(findings):
+        assert a.end <= b.start
+    for f in findings:
+        assert text[f.start : f.end] == f.text
+        assert 0 < f.score <= 1
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=200))
+def test_any_text_gives_valid_offsets(text):
+    for f in detect_phi(text):
+        assert 0 <= f.start < f.end <= len(text)
+        assert f.text == text[f.start : f.end]
+        assert isinstance(f.type, PhiType)
+
+
+def test_language_hint_settles_words_that_are_numbers_in_one_language_only():
+    text = "mi número es cinco cinco cinco once doce trece"
+    assert found(text, "es") == [("PHONE", "cinco cinco cinco once doce trece")]
+    assert found("take one tablet once daily", "en") == []
+
+
+def test_finding_repr_does_not_show_the_value():
+    (finding,) = detect_phi("my name is john carter")
+    assert isinstance(finding, PhiFinding)
+    assert "john" not in repr(finding)
+
+
+def test_bad_arguments_raise_invalid_input():
+    with pytest.raises(InvalidInputError):
+        detect_phi(b"my name is john")  # type: ignore[arg-type]
+    with pytest.raises(InvalidInputError):
+        detect_phi("my name is john", language=5)  # type: ignore[arg-type]
+    assert detect_phi("   ") == []
+
+
+def test_deployment_lexicon_extends_the_medical_terms(tmp_path, monkeypatch):
+    text = "give my daughter allegra for her allergies"
+    monkeypatch.setenv("VOICEASSIST_DATA_DIR", str(tmp_path / "plain"))
+    assert found(text) == [("PERSON", "allegra")]
+    extended = tmp_path / "extended"
+    (extended / "lexicons").mkdir(parents=True)
+    (extended / "lexicons" / "medical_terms.txt").write_text("# brands\nAllegra\n", "utf-8")
+    monkeypatch.setenv("VOICEASSIST_DATA_DIR", str(extended))
+    assert found(text) == []
+
+
+def test_unreadable_deployment_lexicon_is_a_configuration_error(tmp_path, monkeypatch):
+    (tmp_path / "lexicons").mkdir()
+    (tmp_path / "lexicons" / "medical_terms.txt").write_bytes(b"\xff\xfe\x00bad")
+    monkeypatch.setenv("VOICEASSIST_DATA_DIR", str(tmp_path))
+    with pytest.raises(ConfigurationError) as info:
+        detect_phi("my name is john")
+    assert "medical_terms.txt" in str(info.value)
