@@ -37,6 +37,8 @@ from .models import (
     SwitchTrigger,
     utcnow,
 )
+from .privacy.crypto import Keyring, load_keyring
+from .privacy.encrypted_store import EncryptedStore
 from .privacy.operations import (
     SYSTEM_USER,
     all_session_ids,
@@ -163,16 +165,21 @@ class UnifiedMemoryService:
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Self:
         """A service configured by ``UNIMEM_DATABASE_URL`` (default: embedded SQLite in
-        the data directory), ``UNIMEM_REDIS_URL`` (optional) and the ``UNIMEM_*`` limits."""
+        the data directory), ``UNIMEM_REDIS_URL`` (optional), ``UNIMEM_ENCRYPTION_KEYS``
+        (optional: content encrypted at rest) and the ``UNIMEM_*`` limits."""
         env = os.environ if env is None else env
         archive = env.get("UNIMEM_DATABASE_URL", "").strip()
         if not archive:
             archive = f"sqlite:///{resolve_data_dir(env) / 'unimem.db'}"
-        return cls.from_url(
+        service = cls.from_url(
             archive=archive,
             session=env.get("UNIMEM_REDIS_URL", "").strip() or None,
             config=load_config(env),
         )
+        keyring = load_keyring(env)
+        if keyring is not None:
+            service.use_encryption(keyring)
+        return service
 
     # ------------------------------------------------------------------ life cycle
 
@@ -558,6 +565,40 @@ class UnifiedMemoryService:
         return new
 
     # ------------------------------------------------------------------ privacy operations
+
+    def use_encryption(self, keys: Keyring | str | None = None) -> bool:
+        """Encrypt content fields written from now on (AES-GCM); earlier plaintext stays readable.
+
+        ``keys``: a :class:`~unimem.privacy.crypto.Keyring`, a
+        ``kid:base64key[,...]`` string, or ``None`` to read
+        ``UNIMEM_ENCRYPTION_KEYS``. Also keys the PHI token digests, so tokens
+        stay consistent across processes. Returns whether encryption is on.
+
+        Raises:
+            ConfigurationError: malformed keys.
+        """
+        keyring = keys if isinstance(keys, Keyring) else None
+        if isinstance(keys, str):
+            keyring = Keyring.parse(keys)
+        elif keys is None:
+            keyring = load_keyring()
+        if keyring is None:
+            return False
+        inner = self.store.inner if isinstance(self.store, EncryptedStore) else self.store
+        self.store = EncryptedStore(inner, keyring)
+        self.privacy.token_key = keyring.digest_key
+        return True
+
+    async def rotate_encryption(self, user_ids: Sequence[str]) -> int:
+        """Re-encrypt the users' content under the current key (after putting a new
+        key first in ``UNIMEM_ENCRYPTION_KEYS``); returns the records rewritten."""
+        store = await self._store()
+        if not isinstance(store, EncryptedStore):
+            raise ConfigurationError("encryption is off; call use_encryption() first")
+        total = 0
+        for user in user_ids:
+            total += await store.rotate_user(self._user(user))
+        return total
 
     async def _settings_of(self, user_id: str) -> MemorySettings:
         # read per write: embedded stores answer in microseconds; a cache may memoize

@@ -1,0 +1,307 @@
+"""A store wrapper that encrypts content fields at rest (see :mod:`unimem.privacy.crypto`).
+
+:class:`EncryptedStore` wraps any :class:`~unimem.stores.base.DurableStore`
+(SQLite, PostgreSQL, the Redis-fronted layered store): what it hands the
+inner store is encrypted, what it returns is plaintext. Encrypted: an entry's
+``content``, ``retrieved_passages``, ``sources`` and ``metadata``; a fact's
+``text``; a summary's ``text``. Not encrypted: ids, roles, modes, languages,
+times, settings, event data (mode and language events drive the session state
+inside the store; other event data is redacted by the privacy pipeline) and
+the audit log (ids and counts only).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+import orjson
+
+from ..models import (
+    AuditRecord,
+    Fact,
+    MemoryEntry,
+    MemoryEvent,
+    MemorySettings,
+    SessionInfo,
+    Summary,
+)
+from ..stores.base import AppendResult, ContextSnapshot, DeleteScope, DurableStore
+from .crypto import PREFIX, Keyring
+
+__all__ = ["EncryptedStore"]
+
+_ENC = "_enc"
+_PAGE = 500
+_ALL = 2**31
+
+
+def _aad(session_id: str, entry_id: str, name: str) -> str:
+    return f"entry\x1f{session_id}\x1f{entry_id}\x1f{name}"
+
+
+class EncryptedStore:
+    """``inner`` with content fields encrypted by ``keyring`` (AES-GCM).
+
+    Methods not part of the store contract (e.g. a cache's ``extend_ttl``) are
+    passed through to ``inner``.
+    """
+
+    def __init__(self, inner: DurableStore, keyring: Keyring) -> None:
+        self.inner = inner
+        self.keyring = keyring
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+    # ------------------------------------------------------------------ fields
+
+    def _seal(self, value: str, aad: str) -> str:
+        return self.keyring.encrypt(value, aad) if value else value
+
+    def _open(self, value: str, aad: str) -> str:
+        return self.keyring.decrypt(value, aad) if value else value
+
+    def _seal_fields(self, sid: str, eid: str, fields: dict[str, Any]) -> dict[str, Any]:
+        out = dict(fields)
+        if "content" in out:
+            out["content"] = self._seal(out["content"], _aad(sid, eid, "content"))
+        if "retrieved_passages" in out:
+            aad = _aad(sid, eid, "passage")
+            out["retrieved_passages"] = [self._seal(p, aad) for p in out["retrieved_passages"]]
+        for name in ("sources", "metadata"):
+            if out.get(name):
+                blob = orjson.dumps(out[name]).decode()
+                token = self.keyring.encrypt(blob, _aad(sid, eid, name))
+                out[name] = [{_ENC: token}] if name == "sources" else {_ENC: token}
+        return out
+
+    def _open_fields(self, sid: str, eid: str, fields: dict[str, Any]) -> dict[str, Any]:
+        out = dict(fields)
+        out["content"] = self._open(out.get("content", ""), _aad(sid, eid, "content"))
+        aad = _aad(sid, eid, "passage")
+        out["retrieved_passages"] = [self._open(p, aad) for p in out.get("retrieved_passages", [])]
+        sources = out.get("sources")
+        if isinstance(sources, list) and len(sources) == 1 and _ENC in sources[0]:
+            out["sources"] = orjson.loads(self._open(sources[0][_ENC], _aad(sid, eid, "sources")))
+        metadata = out.get("metadata")
+        if isinstance(metadata, dict) and set(metadata) == {_ENC}:
+            out["metadata"] = orjson.loads(self._open(metadata[_ENC], _aad(sid, eid, "metadata")))
+        return out
+
+    _ENTRY_FIELDS = ("content", "retrieved_passages", "sources", "metadata")
+
+    def _seal_entry(self, entry: MemoryEntry) -> MemoryEntry:
+        fields = {k: getattr(entry, k) for k in self._ENTRY_FIELDS}
+        return entry.model_copy(update=self._seal_fields(entry.session_id, entry.id, fields))
+
+    def _open_entry(self, entry: MemoryEntry) -> MemoryEntry:
+        fields = {k: getattr(entry, k) for k in self._ENTRY_FIELDS}
+        return entry.model_copy(update=self._open_fields(entry.session_id, entry.id, fields))
+
+    def _open_entries(self, entries: list[MemoryEntry]) -> list[MemoryEntry]:
+        return [self._open_entry(e) for e in entries]
+
+    @staticmethod
+    def _fact_aad(fact_id: str, user_id: str) -> str:
+        return f"fact\x1f{user_id}\x1f{fact_id}"
+
+    @staticmethod
+    def _summary_aad(session_id: str) -> str:
+        return f"summary\x1f{session_id}"
+
+    # ------------------------------------------------------------------ contract
+
+    async def setup(self) -> None:
+        await self.inner.setup()
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+    async def append_entry(self, entry: MemoryEntry, *, trigger: str | None = None) -> AppendResult:
+        result = await self.inner.append_entry(self._seal_entry(entry), trigger=trigger)
+        result.entry = self._open_entry(result.entry)
+        return result
+
+    async def append_event(self, event: MemoryEvent) -> MemoryEvent:
+        return await self.inner.append_event(event)
+
+    async def get_session(self, session_id: str) -> SessionInfo | None:
+        return await self.inner.get_session(session_id)
+
+    async def get_entries(
+        self, session_id: str, *, limit: int, before_seq: int | None = None
+    ) -> list[MemoryEntry]:
+        found = await self.inner.get_entries(session_id, limit=limit, before_seq=before_seq)
+        return self._open_entries(found)
+
+    async def get_entry(self, session_id: str, entry_id: str) -> MemoryEntry | None:
+        entry = await self.inner.get_entry(session_id, entry_id)
+        return self._open_entry(entry) if entry is not None else None
+
+    async def get_events(
+        self, session_id: str, *, event_type: str | None = None, limit: int
+    ) -> list[MemoryEvent]:
+        return await self.inner.get_events(session_id, event_type=event_type, limit=limit)
+
+    async def load_context(
+        self, session_id: str, *, max_messages: int, event_limit: int
+    ) -> ContextSnapshot:
+        snap = await self.inner.load_context(
+            session_id, max_messages=max_messages, event_limit=event_limit
+        )
+        snap.entries = self._open_entries(snap.entries)
+        recent = getattr(snap, "recent", None)  # a layered store's cross-session turns
+        if isinstance(recent, list):
+            snap.recent = self._open_entries(recent)  # type: ignore[attr-defined]
+        return snap
+
+    async def close_session(self, session_id: str, *, now: datetime) -> SessionInfo:
+        return await self.inner.close_session(session_id, now=now)
+
+    async def get_settings(self, user_id: str) -> MemorySettings | None:
+        return await self.inner.get_settings(user_id)
+
+    async def put_settings(self, user_id: str, settings: MemorySettings) -> None:
+        await self.inner.put_settings(user_id, settings)
+
+    async def list_sessions(
+        self, user_id: str, *, limit: int, offset: int = 0
+    ) -> list[SessionInfo]:
+        return await self.inner.list_sessions(user_id, limit=limit, offset=offset)
+
+    async def update_entry(
+        self, session_id: str, entry_id: str, changes: dict[str, Any]
+    ) -> MemoryEntry | None:
+        sealed = self._seal_fields(session_id, entry_id, changes)
+        entry = await self.inner.update_entry(session_id, entry_id, sealed)
+        return self._open_entry(entry) if entry is not None else None
+
+    async def recent_user_entries(
+        self, user_id: str, *, since: datetime, exclude_session: str | None, limit: int
+    ) -> list[MemoryEntry]:
+        found = await self.inner.recent_user_entries(
+            user_id, since=since, exclude_session=exclude_session, limit=limit
+        )
+        return self._open_entries(found)
+
+    async def put_fact(self, fact: Fact) -> Fact:
+        text = self.keyring.encrypt(fact.text, self._fact_aad(fact.id, fact.user_id))
+        await self.inner.put_fact(fact.model_copy(update={"text": text}))
+        return fact
+
+    def _open_fact(self, fact: Fact) -> Fact:
+        text = self.keyring.decrypt(fact.text, self._fact_aad(fact.id, fact.user_id))
+        return fact.model_copy(update={"text": text})
+
+    async def list_facts(self, user_id: str) -> list[Fact]:
+        return [self._open_fact(f) for f in await self.inner.list_facts(user_id)]
+
+    async def delete_fact(self, user_id: str, fact_id: str) -> bool:
+        return await self.inner.delete_fact(user_id, fact_id)
+
+    async def put_summary(self, summary: Summary) -> None:
+        text = self._seal(summary.text, self._summary_aad(summary.session_id))
+        await self.inner.put_summary(summary.model_copy(update={"text": text}))
+
+    async def get_summary(self, session_id: str) -> Summary | None:
+        summary = await self.inner.get_summary(session_id)
+        if summary is None:
+            return None
+        text = self._open(summary.text, self._summary_aad(session_id))
+        return summary.model_copy(update={"text": text})
+
+    async def delete_user_data(
+        self,
+        user_id: str,
+        *,
+        scope: DeleteScope,
+        since: datetime | None = None,
+        session_ids: Sequence[str] = (),
+    ) -> dict[str, int]:
+        return await self.inner.delete_user_data(
+            user_id, scope=scope, since=since, session_ids=session_ids
+        )
+
+    async def sweep_expired(self, *, now: datetime, default_retention_days: int) -> int:
+        return await self.inner.sweep_expired(
+            now=now, default_retention_days=default_retention_days
+        )
+
+    async def export_user(self, user_id: str) -> dict[str, Any]:
+        data = await self.inner.export_user(user_id)
+        data["entries"] = [
+            self._open_fields(e["session_id"], e["id"], e) for e in data.get("entries", [])
+        ]
+        data["facts"] = [
+            {**f, "text": self.keyring.decrypt(f["text"], self._fact_aad(f["id"], f["user_id"]))}
+            for f in data.get("facts", [])
+        ]
+        data["summaries"] = [
+            {**s, "text": self._open(s["text"], self._summary_aad(s["session_id"]))}
+            for s in data.get("summaries", [])
+        ]
+        return data
+
+    async def append_audit(self, record: AuditRecord) -> None:
+        await self.inner.append_audit(record)
+
+    async def list_audit(self, user_id: str, *, limit: int) -> list[AuditRecord]:
+        return await self.inner.list_audit(user_id, limit=limit)
+
+    # ------------------------------------------------------------------ rotation
+
+    def _stale(self, value: Any) -> bool:
+        if isinstance(value, str):
+            return value.startswith(PREFIX) and self.keyring.needs_rotation(value)
+        if isinstance(value, list):
+            return any(self._stale(v) for v in value)
+        if isinstance(value, dict):
+            return any(self._stale(v) for v in value.values())
+        return False
+
+    async def rotate_user(self, user_id: str) -> int:
+        """Re-encrypt every encrypted value of the user that is not under the
+        current key; returns how many records were rewritten. Plaintext written
+        before encryption was turned on is encrypted too."""
+        inner = self.inner
+        rewritten = 0
+        offset = 0
+        while True:
+            sessions = await inner.list_sessions(user_id, limit=_PAGE, offset=offset)
+            for state in sessions:
+                sid = state.session_id
+                for raw in await inner.get_entries(sid, limit=_ALL):
+                    fields = {k: getattr(raw, k) for k in self._ENTRY_FIELDS}
+                    if not self._stale(fields) and not self._plain(fields):
+                        continue
+                    plain = self._open_fields(sid, raw.id, fields)
+                    await inner.update_entry(sid, raw.id, self._seal_fields(sid, raw.id, plain))
+                    rewritten += 1
+                summary = await inner.get_summary(sid)
+                if summary is not None and self.keyring.needs_rotation(summary.text):
+                    await self.put_summary(await self.get_summary(sid) or summary)
+                    rewritten += 1
+            if len(sessions) < _PAGE:
+                break
+            offset += _PAGE
+        for fact in await inner.list_facts(user_id):
+            if self.keyring.needs_rotation(fact.text):
+                await self.put_fact(self._open_fact(fact))
+                rewritten += 1
+        return rewritten
+
+    @staticmethod
+    def _plain(fields: dict[str, Any]) -> bool:
+        """Whether an entry still holds content written before encryption was on."""
+        content = fields.get("content") or ""
+        passages = fields.get("retrieved_passages") or []
+        sources = fields.get("sources") or []
+        metadata = fields.get("metadata") or {}
+        return (
+            bool(content and not content.startswith(PREFIX))
+            or any(not p.startswith(PREFIX) for p in passages if p)
+            or bool(sources and not (len(sources) == 1 and _ENC in sources[0]))
+            or bool(metadata and set(metadata) != {_ENC})
+        )

@@ -1,0 +1,149 @@
+"""Encryption of content fields at rest: keyring, AES-GCM binding, store wrapper, rotation."""
+
+import base64
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from unimem import ConfigurationError, MemoryEntry, StoreError, UnifiedMemoryService
+from unimem.models import Summary
+from unimem.privacy.crypto import Keyring, generate_key, load_keyring
+from unimem.privacy.encrypted_store import EncryptedStore
+
+A = generate_key("a")
+B = generate_key("b")
+SECRET = "chest pain since Tuesday"
+
+
+def b64(n: int) -> str:
+    return base64.b64encode(b"x" * n).decode()
+
+
+@pytest.mark.parametrize(
+    ("spec", "match"),
+    [
+        ("", "no key"),
+        ("a", "kid:base64key"),
+        ("a:not base64!", "base64"),
+        (f"a:{b64(10)}", "10 bytes"),
+        (f"a:{b64(32)},a:{b64(32)}", "twice"),
+        (f"bad id:{b64(32)}", "key id"),
+    ],
+)
+def test_bad_key_configuration_is_refused(spec: str, match: str):
+    with pytest.raises(ConfigurationError, match=match):
+        Keyring.parse(spec)
+
+
+def test_values_are_bound_to_their_place_and_key():
+    ring = Keyring.parse(f"{A},{B}")
+    sealed = ring.encrypt(SECRET, "s1/e1/content")
+    assert sealed.startswith("enc:v1:a:") and SECRET not in sealed
+    assert ring.decrypt(sealed, "s1/e1/content") == SECRET
+    assert ring.decrypt("written before encryption", "x") == "written before encryption"
+    with pytest.raises(StoreError, match="failed authentication") as err:
+        ring.decrypt(sealed, "s1/e2/content")  # moved to another entry
+    assert SECRET not in str(err.value)
+    with pytest.raises(StoreError, match=r"'a'.*not in UNIMEM_ENCRYPTION_KEYS"):
+        Keyring.parse(B).decrypt(sealed, "s1/e1/content")
+    assert load_keyring({}) is None
+    assert load_keyring({"UNIMEM_ENCRYPTION_KEYS": f"{B},{A}"}).current == "b"
+
+
+async def _write(svc: UnifiedMemoryService) -> MemoryEntry:
+    entry = MemoryEntry(
+        role="user",
+        content=SECRET,
+        retrieved_passages=["passage about chest pain"],
+        sources=[{"title": "chest pain guide", "page": 3}],
+        metadata={"note": "chest"},
+    )
+    stored = await svc.add_entry("s1", entry, user_id="u1")
+    await svc.add_fact("u1", "allergic to penicillin (chest rash)", "allergy")
+    now = datetime.now(UTC)
+    await svc.store.put_summary(
+        Summary(
+            session_id="s1",
+            user_id="u1",
+            text="chest summary",
+            from_seq=1,
+            to_seq=1,
+            created_at=now,
+        )
+    )
+    return stored
+
+
+async def test_content_is_encrypted_in_the_store_and_plain_through_the_service(
+    service: UnifiedMemoryService,
+):
+    await service.update_settings("u1", {"anonymize_phi": False})
+    assert service.use_encryption(Keyring.parse(A))
+    stored = await _write(service)
+    assert stored.content == SECRET and stored.sources == [{"title": "chest pain guide", "page": 3}]
+    [read] = await service.get_history("s1", user_id="u1")
+    assert (read.content, read.retrieved_passages, read.metadata) == (
+        SECRET,
+        ["passage about chest pain"],
+        {"note": "chest"},
+    )
+    assert (await service.list_facts("u1"))[0].text.startswith("allergic")
+    summary = await service.store.get_summary("s1")
+    assert summary is not None and summary.text == "chest summary"
+    context = await service.get_context("s1", user_id="u1")
+    assert context.messages[0].content == SECRET
+    exported = await service.export_user_memory("u1")
+    assert exported["entries"][0]["content"] == SECRET
+    assert exported["facts"][0]["text"].startswith("allergic")
+
+    assert isinstance(service.store, EncryptedStore)
+    raw = json.dumps(await service.store.inner.export_user("u1"))
+    assert "chest" not in raw and "penicillin" not in raw
+    assert raw.count("enc:v1:a:") == 6  # content, passage, sources, metadata, fact, summary
+
+
+async def test_rotation_moves_everything_to_the_new_key(service: UnifiedMemoryService):
+    await service.update_settings("u1", {"anonymize_phi": False})
+    await service.add_entry("s0", MemoryEntry(role="user", content="before encryption"), "u1")
+    service.use_encryption(A)
+    await _write(service)
+    service.use_encryption(f"{B},{A}")  # new key first; the old one still decrypts
+    assert (await service.get_history("s1", user_id="u1"))[0].content == SECRET
+    rewritten = await service.rotate_encryption(["u1"])
+    assert rewritten == 4  # two entries (one was plaintext), the fact, the summary
+    assert await service.rotate_encryption(["u1"]) == 0
+    service.use_encryption(B)  # the old key can go now
+    history = await service.get_history("s1", user_id="u1")
+    assert history[0].content == SECRET
+    assert (await service.get_history("s0", user_id="u1"))[0].content == "before encryption"
+    raw = json.dumps(await service.store.inner.export_user("u1"))  # type: ignore[attr-defined]
+    assert "enc:v1:a:" not in raw and "before encryption" not in raw
+
+
+async def test_a_ciphertext_moved_to_another_entry_does_not_decrypt(
+    service: UnifiedMemoryService,
+):
+    service.use_encryption(A)
+    first = await service.add_entry("s1", MemoryEntry(role="user", content="one"), "u1")
+    second = await service.add_entry("s1", MemoryEntry(role="user", content="two"), "u1")
+    inner = service.store.inner  # type: ignore[attr-defined]
+    sealed = (await inner.get_entry("s1", first.id)).content
+    await inner.update_entry("s1", second.id, {"content": sealed})
+    with pytest.raises(StoreError, match="failed authentication"):
+        await service.get_history("s1", user_id="u1")
+
+
+async def test_from_env_turns_encryption_on(tmp_path: Path):
+    env = {"UNIMEM_DATABASE_URL": f"sqlite:///{tmp_path}/e.db", "UNIMEM_ENCRYPTION_KEYS": A}
+    async with UnifiedMemoryService.from_env(env) as svc:
+        assert isinstance(svc.store, EncryptedStore)
+        await svc.update_settings("u1", {"anonymize_phi": False})
+        await svc.add_entry("s1", MemoryEntry(role="user", content=SECRET), "u1")
+    async with UnifiedMemoryService.from_env(env) as svc:
+        assert (await svc.get_history("s1", user_id="u1"))[0].content == SECRET
+    assert SECRET.encode() not in (tmp_path / "e.db").read_bytes()
+    del env["UNIMEM_ENCRYPTION_KEYS"]
+    async with UnifiedMemoryService.from_env(env) as svc:
+        assert not isinstance(svc.store, EncryptedStore)
