@@ -156,6 +156,9 @@ class LayeredStore:
         result = await self.durable.append_entry(entry, trigger=trigger)
         state = result.session
         if not result.created or state is None:
+            # a retry: the first attempt may have committed and died before
+            # updating Redis, so the cached window may lack it; drop it (rare)
+            await self._invalidate([entry.session_id], [entry.user_id])
             return result
         self._owner(state.session_id, state.user_id)
         prev = (state.message_count - 1, state.event_count - len(result.events))
