@@ -31,7 +31,11 @@ def rows(name: str) -> list[list[str]]:
 
 
 def dialogues() -> list[dict]:
-    return json.loads((DATA / "dialogues.json").read_text(encoding="utf-8"))["dialogues"]
+    return [
+        dialogue
+        for name in ("dialogues.json", "dialogues_holdout.json")
+        for dialogue in json.loads((DATA / name).read_text(encoding="utf-8"))["dialogues"]
+    ]
 
 
 def accuracy(detect: Detector, items: list[list[str]]) -> float:

@@ -140,6 +140,13 @@ _INTERJECTIONS = """
     thanks thx ty please pls sorry sure alright right fine cool great good
     perfect wait well oops thank_you thank_you_very_much good_morning good_night
     all_right got_it i_see see_you oh_ok ok_thanks okay_thanks bye_bye
+    thank_you_so_much thanks_so_much thanks_a_lot many_thanks no_problem of_course
+    sounds_good that's_fine that's_great see_you_later have_a_nice_day you_too
+    you're_welcome
+    muchísimas_gracias muy_amable con_gusto merci_bien à_bientôt bonne_journée
+    de_rien avec_plaisir vielen_dank bis_dann gern_geschehen schönen_tag
+    molto_gentile a_presto di_niente até_logo çok_teşekkürler rica_ederim
+    görüşürüz kolay_gelsin
     sí si vale bueno claro gracias muchas_gracias de_nada hola adiós adios perdón
     perdon disculpe eh pues ajá aja oye ya por_favor buenos_días buenos_dias
     buenas buenas_tardes buenas_noches listo exacto venga hasta_luego
