@@ -45,6 +45,8 @@ _FACT_TERMS = re.compile(
     r"surgery|procedure|operation|biopsy|colonoscopy|endoscopy|scan|mri|ct|x-ray|"
     r"ultrasound|appointment|scheduled|follow-up|vaccin\w*|blood\s+test|"
     r"avoid|never|always|must|should|don't|do not|fasting|fast|"
+    r"told (?:me )?to|instruct\w*|wants me to|(?:nurse|doctor) said|keep|check|monitor\w*|"
+    r"elevat\w*|glucose|blood sugar|insulin|blood pressure|"
     r"call me|my name|name is|prefer\w*|language|speak|"
     r"decided|decision|plan|agreed|will|goal|"
     r"alergi\w*|alérgi\w*|medicamento\w*|dosis|diagnóstico|cirugía|cita|"
@@ -289,7 +291,7 @@ class ExtractiveSummarizer:
 
     name = "extractive"
 
-    def __init__(self, *, min_score: float = 0.5) -> None:
+    def __init__(self, *, min_score: float = 1.5) -> None:
         self.min_score = min_score
 
     def candidates(

@@ -58,18 +58,15 @@ def turn_order(entry: MemoryEntry) -> tuple[datetime, int]:
     return (entry.timestamp or _EPOCH, entry.seq or 0)
 
 
-def phi_redactor() -> Callable[[str], str] | None:
-    """``unimem.privacy.redact`` as ``text -> text``, or ``None`` if not installed."""
-    try:
-        from ..privacy import redact  # type: ignore[attr-defined,unused-ignore]
-    except ImportError:
-        return None
+def phi_redactor() -> Callable[[str], str]:
+    """``unimem.privacy.redact`` as ``text -> text``, with one token numbering per
+    redactor so that ``[PERSON_1]`` is the same person throughout one summary."""
+    from ..privacy import PhiTokenMap, redact
+
+    mapping = PhiTokenMap()
 
     def apply(text: str) -> str:
-        result = redact(text)
-        if isinstance(result, tuple):
-            return str(result[0])
-        return str(getattr(result, "text", result))
+        return redact(text, mapping=mapping).text
 
     return apply
 
@@ -122,12 +119,9 @@ async def _fold(
             use, persist = ExtractiveSummarizer(), False
             degradations.append(DEGRADATION_SUMMARY_CACHED)
         elif settings.anonymize_phi:
-            redact = phi_redactor()
-            if redact is None:
-                use = ExtractiveSummarizer()  # never send unredacted PHI out
-                degradations.append("summarizer_no_redactor")
-            else:
-                use = dataclasses.replace(summarizer, redact=redact)
+            # Text leaving the process is redacted (stored content already is
+            # when the privacy pipeline ran; this also covers older entries).
+            use = dataclasses.replace(summarizer, redact=phi_redactor())
     text, method, failed = await summarize_with_fallback(
         use, messages, SUMMARY_STORE_TOKENS, previous=previous, model=model
     )

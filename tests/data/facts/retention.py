@@ -43,7 +43,9 @@ def kept_flags(dialogue: dict[str, Any], messages: Sequence[dict[str, Any]]) -> 
     return [fact_kept(fact, lines) for fact in dialogue["facts"]]
 
 
-def newest_only(dialogue: dict[str, Any], max_tokens: int, model: str = "gpt-4o") -> list[dict[str, Any]]:
+def newest_only(
+    dialogue: dict[str, Any], max_tokens: int, model: str = "gpt-4o"
+) -> list[dict[str, Any]]:
     """The baseline: a system prompt, the newest messages that fit, the query."""
     head = [{"role": "system", "content": "You are a careful medical assistant."}]
     query = [{"role": "user", "content": QUERY}]
@@ -69,8 +71,12 @@ async def replay(
 
     With ``every`` > 0 the context is also built after every ``every``-th user
     turn, as a live assistant would, so the running summary grows in steps.
-    Returns the final messages and their token count as reported.
+    Returns the final messages and their token count as reported. PHI
+    anonymization is switched off for the dialogue's user (see below).
     """
+    # Retention measures the summarizer; with anonymize_phi on, dates and names
+    # are redacted before storage (by design), which would be counted as lost.
+    await memory.update_settings(None, {"anonymize_phi": False})
     user_turns = 0
     for index, turn in enumerate(dialogue["turns"]):
         await memory.add_entry(
