@@ -34,7 +34,8 @@ _phrases(
 _phrases("weak", "i'm,i am,im,this is,it's,soy,je suis,c'est,ici,أنا,انا,hi,hello,hola,bonjour")
 _phrases(
     "title",
-    "dr,dr .,doctor,doctora,dra,dra .,docteur,mr,mr .,mrs,mrs .,ms,ms .,miss,mx,nurse,prof,"
+    "dr,dr .,doctor,doctora,nurse practitioner,physician assistant,dra,dra .,docteur,"
+    "mr,mr .,mrs,mrs .,ms,ms .,miss,mx,nurse,prof,"
     "professor,sr,sr .,sra,sra .,srta,señor,señora,señorita,don,doña,monsieur,madame,mme,"
     "mlle,الدكتور,الدكتورة,د .,السيد,السيدة,الأستاذ,الاستاذ,dr",
 )
@@ -60,6 +61,12 @@ _MEDICAL_NEXT = frozenset(
     )
 )
 _SKIP_AFTER_CUE = frozenset({",", ":", "is", "es", "est", "was", "'s", "."})
+# A given name after these is a place or an institution ("in virginia",
+# "saint mary's hospital"), not a person, unless a cue says otherwise.
+_PLACE_BEFORE = frozenset(words("in near saint st san santa mount mt fort port"))
+_PLACE_AFTER = frozenset(
+    words("hospital clinic medical center centre street avenue road county city university")
+)
 _SCORES = {"strong": 0.9, "title": 0.85, "relation": 0.8, "weak": 0.8, "bare": 0.7}
 
 
@@ -149,7 +156,7 @@ def _extend(doc: Doc, k: int) -> int:
     """Last token of the name whose first token is ``k`` (up to three parts)."""
     end = k
     j = k + 1
-    while j < len(doc.tokens) and j - k < 4:
+    while j < len(doc.tokens) and j - k < 4 and _stem(doc.low(end)) == doc.low(end):
         if doc.low(j) in _PARTICLES and _accept_next(doc, j + 1) and doc.cased:
             end = j = j + 1
         elif _accept_next(doc, j):
@@ -192,4 +199,6 @@ def find_names(doc: Doc) -> None:
             continue
         if _stem(doc.low(k)) in doc.lex.first_names and _accept_first(doc, k, "bare"):
             end = _extend(doc, k)
+            if doc.low(k - 1) in _PLACE_BEFORE or doc.low(end + 1) in _PLACE_AFTER:
+                continue
             doc.claim("PERSON", k, end, _SCORES["bare"])

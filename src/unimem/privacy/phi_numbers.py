@@ -9,6 +9,8 @@ seven digits are left alone, which is what keeps doses and vital signs out.
 
 from __future__ import annotations
 
+import re
+
 from .phi_doc import SENTENCE_END, Doc, words
 
 __all__ = ["find_ages", "find_identifiers"]
@@ -50,7 +52,10 @@ _cues(
 )
 _cues("DATE", "born,birth,dob,d o b,birthday,admitted,nací,nacimiento,né,née,naissance")
 # Numbers of things, not of people: a lot number is not a phone number.
-_cues(_NOT_PHI, "lot,batch,ndc,tracking,order,confirmation,steps,model,version,reference")
+_cues(
+    _NOT_PHI,
+    "lot,batch,ndc,tracking,order,confirmation,steps,model,version,reference,invoice,receipt",
+)
 _cues(_GENERIC, "number,numbers,número,numero,numéro,رقم,رقمي,no,#")
 _MAX_CUE = max(len(k) for k in _CUES)
 _STOP = SENTENCE_END | {"and", "y", "et", "or", "o", "ou", "but", "pero", "mais"}
@@ -63,6 +68,8 @@ _PEOPLE = frozenset(
         "patient aunt uncle brother sister son daughter friend neighbor neighbour"
     )
 )
+# Clinical shorthand: "93 y/o", "91yo", "95-yr-old".
+_AGE_COMPACT_RE = re.compile(r"(?<![\d.])(9\d|1[01]\d|12[0-5])\s?-?(?:y/o|y\.o\.|yo|yrs?)(?![a-z])")
 _BE = frozenset({"is", "was", "am", "i'm", "im", "he's", "she's", "'s"})
 _UNITS = frozenset(
     words(
@@ -204,6 +211,8 @@ def _classify(doc: Doc, start: int, last: int, cue: str | None) -> None:
 
 def find_ages(doc: Doc) -> None:
     """Claim ages of 90 and over ("i'm ninety two", "94 years old", "tengo 92 años")."""
+    for m in _AGE_COMPACT_RE.finditer(doc.norm):
+        doc.claim_chars("AGE_OVER_89", m.start(1), m.end(1), 0.85)
     for run in doc.runs:
         value = run.value
         if value is None or not 90 <= value <= 125 or not doc.free(run.first, run.last):
