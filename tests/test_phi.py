@@ -141,6 +141,13 @@ def test_medical_eponyms_and_drugs_are_not_names(text):
         "i'm fine thanks how are you",
         "my name is on the prescription bottle",
         "the lot number on the bottle is four four one seven eight two three",
+        "The invoice number is 88812345.",
+        "i got a nick on my finger shaving",
+        "my urine is amber colored",
+        "i live in virginia near the coast",
+        "she is a nurse at saint mary's hospital",
+        "la doctora dijo que mi azúcar está en ciento ochenta",
+        "tengo ochenta y nueve años",
     ],
 )
 def test_relative_times_vitals_doses_and_small_talk_are_not_phi(text):
@@ -205,3 +212,24 @@ def test_unreadable_deployment_lexicon_is_a_configuration_error(tmp_path, monkey
     with pytest.raises(ConfigurationError) as info:
         detect_phi("my name is john")
     assert "medical_terms.txt" in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("text", "language", "expected"),
+    [
+        ("my grandson jayden set up this app for me", "en", [("PERSON", "jayden")]),
+        ("mon fils julien viendra me chercher", "fr", [("PERSON", "julien")]),
+        ("i asked linda's husband to drive me", "en", [("PERSON", "linda's")]),
+        ("i'm here with my wife sandra o'connell", "en", [("PERSON", "sandra o'connell")]),
+        (
+            "We met Dr. Smith and Nurse Practitioner Jones.",
+            "en",
+            [("PERSON", "Smith"), ("PERSON", "Jones")],
+        ),
+        ("أمي عمرها ٩١ سنة", "ar", [("AGE_OVER_89", "٩١")]),
+        ("The patient, a 93 y/o male, denies chest pain.", "en", [("AGE_OVER_89", "93")]),
+        ("you can call me bill", "en", [("PERSON", "bill")]),
+    ],
+)
+def test_names_stop_where_the_name_ends(text, language, expected):
+    assert found(text, language) == expected

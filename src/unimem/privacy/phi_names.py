@@ -103,7 +103,9 @@ def _plain(doc: Doc, k: int) -> bool:
 
 def _known(doc: Doc, k: int) -> bool:
     low = _stem(doc.low(k))
-    return low in doc.lex.first_names or low in doc.lex.surnames
+    bare = low.replace("'", "").replace("’", "")  # "o'connell" is listed as "oconnell"
+    names = doc.lex.first_names
+    return low in names or low in doc.lex.surnames or bare in names or bare in doc.lex.surnames
 
 
 def _accept_first(doc: Doc, k: int, kind: str) -> bool:
@@ -134,14 +136,14 @@ def _accept_first(doc: Doc, k: int, kind: str) -> bool:
     if doc.cased and not doc.capitalized(k):
         return kind == "relation" and given
     if _arabic(low):
-        return given or kind == "relation"
+        return given
     if kind in ("weak", "bare"):
         return given or (kind == "weak" and doc.cased and doc.capitalized(k))
     # relation in a transcript: a known name, or an unknown word that is not a verb
     return given or (len(low) > 2 and not low.endswith(("ed", "ing", "s")))
 
 
-def _accept_next(doc: Doc, k: int) -> bool:
+def _accept_next(doc: Doc, k: int, strict: bool) -> bool:
     if not _plain(doc, k):
         return False
     low = doc.low(k)
@@ -149,17 +151,23 @@ def _accept_next(doc: Doc, k: int) -> bool:
         return _known(doc, k) or low.startswith("ال")
     if doc.cased:
         return doc.capitalized(k)
+    if strict:
+        return _known(doc, k)
     return _known(doc, k) or not low.endswith(("ed", "ing"))
 
 
-def _extend(doc: Doc, k: int) -> int:
-    """Last token of the name whose first token is ``k`` (up to three parts)."""
+def _extend(doc: Doc, k: int, strict: bool) -> int:
+    """Last token of the name whose first token is ``k`` (up to three parts).
+
+    ``strict``: only known names extend it, for a name found without an
+    introduction in a transcript ("my son julien viendra" ends at "julien").
+    """
     end = k
     j = k + 1
     while j < len(doc.tokens) and j - k < 4 and _stem(doc.low(end)) == doc.low(end):
-        if doc.low(j) in _PARTICLES and _accept_next(doc, j + 1) and doc.cased:
+        if doc.low(j) in _PARTICLES and _accept_next(doc, j + 1, strict) and doc.cased:
             end = j = j + 1
-        elif _accept_next(doc, j):
+        elif _accept_next(doc, j, strict):
             end = j
         else:
             break
@@ -189,7 +197,7 @@ def find_names(doc: Doc) -> None:
             i = start  # "my wife's name is karen": the introduction decides
             continue
         if _accept_first(doc, start, kind):
-            end = _extend(doc, start)
+            end = _extend(doc, start, kind in ("relation", "weak"))
             doc.claim("PERSON", start, end, _SCORES[kind])
             i = end + 1
         else:
@@ -198,7 +206,7 @@ def find_names(doc: Doc) -> None:
         if not doc.free(k) or _arabic(doc.low(k)):
             continue
         if _stem(doc.low(k)) in doc.lex.first_names and _accept_first(doc, k, "bare"):
-            end = _extend(doc, k)
+            end = _extend(doc, k, True)
             if doc.low(k - 1) in _PLACE_BEFORE or doc.low(end + 1) in _PLACE_AFTER:
                 continue
             doc.claim("PERSON", k, end, _SCORES["bare"])
