@@ -53,6 +53,8 @@ DEGRADATION_NO_DETECTOR = "phi_detector_unavailable"
 #: (attributes or keys).
 Detector = Callable[[str, str | None], Sequence[Any]]
 
+#: Replacement of a finding whose type the token map does not know.
+UNKNOWN_TYPE = "PHI"
 #: Most ``phi_detected`` events read to rebuild a session's tokens.
 PHI_EVENT_LIMIT = 100_000
 
@@ -86,7 +88,7 @@ class PhiTally:
             "types": dict(sorted(self.counts.items())),
             "count": self.total,
             "fields": list(self.fields),
-            "tokens": dict(tokens.used) if tokens is not None else {},
+            "tokens": tokens.added if tokens is not None else {},
         }
 
 
@@ -167,7 +169,10 @@ def _replace(text: str, spans: list[tuple[int, int, str]], tokens: SessionTokens
     last = 0
     for start, end, kind in spans:
         out.append(text[last:start])
-        out.append(tokens.token(kind, text[start:end]))
+        try:
+            out.append(tokens.token(kind, text[start:end]))
+        except ValueError:  # a type the token map does not number
+            out.append(f"[{UNKNOWN_TYPE}]")
         last = end
     out.append(text[last:])
     return "".join(out)
@@ -209,12 +214,10 @@ class PrivacyPipeline:
 
     async def session_tokens(self, store: DurableStore, session_id: str) -> SessionTokens:
         """The session's tokens, rebuilt from its ``phi_detected`` events."""
-        tokens = SessionTokens(self.token_key, session_id)
         events = await store.get_events(
             session_id, event_type="phi_detected", limit=PHI_EVENT_LIMIT
         )
-        tokens.learn_events(e.data for e in events)
-        return tokens
+        return SessionTokens.from_events(self.token_key, session_id, (e.data for e in events))
 
     async def entry(
         self, entry: MemoryEntry, settings: MemorySettings, store: DurableStore

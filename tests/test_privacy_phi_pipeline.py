@@ -1,0 +1,63 @@
+"""The real PHI detector behind add_entry, on every backend: spoken and typed PHI never
+reaches a store, tokens stay consistent in the session, medical terms are kept."""
+
+import json
+import re
+from typing import Any
+
+from unimem import MemoryEntry, UnifiedMemoryService
+from unimem.privacy.pipeline import PrivacyPipeline
+
+SPOKEN = "my name is john carter and my number is five five five one two one two"
+TYPED = "this is John Carter again, call me at 555-1212"
+MEDICAL = "I was diagnosed with Parkinson's disease and take 500 mg metformin"
+FAMILY = "my daughter Mary Major will drive me, her email is mary.major@example.com"
+
+
+def user(content: str, **kw: Any) -> MemoryEntry:
+    return MemoryEntry(role="user", content=content, language="en", **kw)
+
+
+async def test_spoken_and_typed_phi_is_redacted_consistently(service: UnifiedMemoryService):
+    first = await service.add_entry("s1", user(SPOKEN, mode="voice"), user_id="u1")
+    second = await service.add_entry("s1", user(TYPED), user_id="u1")
+    third = await service.add_entry("s1", user(FAMILY), user_id="u1")
+    assert first.content == "my name is [PERSON_1] and my number is [PHONE_1]"
+    assert second.content == "this is [PERSON_1] again, call me at [PHONE_1]"
+    assert third.content == "my daughter [PERSON_2] will drive me, her email is [EMAIL_1]"
+    assert first.phi_detected and second.phi_detected and third.phi_detected
+
+    events = await service.get_events("s1", event_type="phi_detected", user_id="u1")
+    assert [e["types"] for e in events] == [
+        {"PERSON": 1, "PHONE": 1},
+        {"PERSON": 1, "PHONE": 1},
+        {"EMAIL": 1, "PERSON": 1},
+    ]
+    stored = json.dumps(await service.store.export_user("u1")).lower()
+    for value in ("john", "carter", "five five five", "555", "1212", "mary", "example"):
+        assert not re.search(rf"\b{value}\b", stored), value  # (hex hashes are one word)
+
+
+async def test_medical_terms_are_not_redacted(service: UnifiedMemoryService):
+    stored = await service.add_entry("s1", user(MEDICAL), user_id="u1")
+    assert stored.content == MEDICAL and not stored.phi_detected
+    assert await service.get_events("s1", event_type="phi_detected", user_id="u1") == []
+
+
+async def test_tokens_hold_across_a_restart_with_the_deployment_key(
+    service: UnifiedMemoryService,
+):
+    key = b"deployment secret key 32 bytes!!"
+    service.privacy = PrivacyPipeline(token_key=key)
+    await service.add_entry("s1", user(SPOKEN, mode="voice"), user_id="u1")
+    service.privacy = PrivacyPipeline(token_key=key)  # another process, same key
+    again = await service.add_entry("s1", user(FAMILY + ". " + TYPED), user_id="u1")
+    assert "[PERSON_1] again" in again.content and "[PHONE_1]" in again.content
+    assert "[PERSON_2]" in again.content
+    other = await service.add_entry("s2", user(TYPED), user_id="u1")
+    assert other.content == "this is [PERSON_1] again, call me at [PHONE_1]"  # per session
+    s1_hashes = set()
+    for e in await service.get_events("s1", event_type="phi_detected", user_id="u1"):
+        s1_hashes |= set(e["tokens"])
+    [s2_event] = await service.get_events("s2", event_type="phi_detected", user_id="u1")
+    assert not s1_hashes & set(s2_event["tokens"])  # the same person is unlinkable across sessions
