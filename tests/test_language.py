@@ -145,3 +145,10 @@ def test_explicit_language_wins_and_names_its_trigger():
     assert (unsure.switched, unsure.trigger) == (True, SwitchTrigger.AUTO_DETECTED)
     same = decide_language("I need a refill", "es", "es")
     assert (same.language, same.switched, same.trigger) == ("es", False, None)
+
+
+def test_very_long_message_is_detected_from_its_opening():
+    text = "Ich habe seit drei Tagen Bauchschmerzen und keinen Appetit mehr. " * 800
+    found = detect(text)
+    assert (found.language, found.reason) == ("de", "lingua")
+    assert 0.5 <= found.confidence <= 1.0

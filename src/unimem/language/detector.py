@@ -58,6 +58,8 @@ LONG_TEXT_WORDS: Final = 4
 LONG_TEXT_CONFIDENCE: Final = 0.90
 #: Words of a text lingua reads.
 LINGUA_MAX_WORDS: Final = 12
+#: Characters of a text looked at.
+MAX_CHARS: Final = 400
 
 _TOKEN = re.compile(r"[^\s.,!?;:¿¡()\[\]{}\"“”„«»،؟。、！？，：；…/+=*~|]+")
 _DIGIT = re.compile(r"\d")
@@ -267,12 +269,19 @@ def _looks_like_names(raw: list[str]) -> bool:
     return all(t[:1].isupper() and not _evidence_of(t.lower(), lexicon().evidence) for t in words)
 
 
+def _is_latin(token: str) -> bool:
+    return token.isascii() or any(c.isalpha() and ord(c) < 0x250 for c in token)
+
+
 def detect(text: str) -> Detection:
     """The language of ``text`` with its confidence and how it was decided.
 
     Pure and synchronous; the first Latin-script text builds the lingua
     detector (once per process).
     """
+    # The opening of a long message decides its language as well as all of it
+    # does, and keeps the cost bounded whatever the message's size.
+    text = text[:MAX_CHARS]
     tokens, raw = _content_tokens(text)
     if not tokens:
         return Detection(None, 0.0, "empty")
@@ -280,24 +289,26 @@ def detect(text: str) -> Detection:
     by_script = _by_script(counts, tokens)
     if by_script is not None:
         return Detection(by_script, 1.0, "script")
-    latin = [t for t in tokens if t.isascii() or any(c.isalpha() and ord(c) < 0x250 for c in t)]
+    pairs = [(t, r) for t, r in zip(tokens, raw, strict=True) if _is_latin(t)]
+    latin = [t for t, _ in pairs]
     # One Latin-script word is not a sentence: "twice", "Ramipril", "Yılmaz".
     if counts["latin"] < 2 or len(latin) < 2:
         return Detection(None, 0.0, "short")
-    if _looks_like_names([r for r, t in zip(raw, tokens, strict=True) if t in latin]):
+    if _looks_like_names([r for _, r in pairs]):
         return Detection(None, 0.0, "empty")
+    if all(t in lexicon().dose_words for t in latin):
+        return Detection(None, 0.0, "empty")  # a spelled-out dose: "five hundred milligrams"
     return _latin(latin, text)
 
 
 def _latin(tokens: list[str], text: str) -> Detection:
     lex = lexicon()
-    hits = dict.fromkeys(_LATIN, 0)
-    for lang in _LATIN:
-        words = lex.evidence[lang]
-        letters = lex.letters.get(lang, frozenset())
-        hits[lang] = sum(_is_word_of(t, words) for t in tokens) + sum(
-            any(c in letters for c in t) for t in tokens
-        )
+    hits = {lang: sum(_is_word_of(t, lex.evidence[lang]) for t in tokens) for lang in _LATIN}
+    for token in tokens:
+        if not token.isascii():  # the telling letters are all outside ASCII
+            chars = set(token)
+            for lang, letters in lex.letters.items():
+                hits[lang] += not chars.isdisjoint(letters)
     if "¿" in text or "¡" in text:
         hits["es"] += 1
     # lingua's cost grows with the text; a dozen words decide a language as
@@ -307,12 +318,13 @@ def _latin(tokens: list[str], text: str) -> Detection:
     # Each function word multiplies a language's odds by e: lingua's
     # probability is the prior, the words are the evidence it lacks on a few
     # words. The result is normalized again over the Latin-script languages.
-    score = {
-        lang: (probability.get(lang, 0.0) + 0.01) * math.exp(EVIDENCE_WEIGHT * hits[lang])
+    log_score = {
+        lang: math.log(probability.get(lang, 0.0) + 0.01) + EVIDENCE_WEIGHT * hits[lang]
         for lang in _LATIN
     }
-    best = max(_LATIN, key=score.__getitem__)
-    confidence = score[best] / sum(score.values())
+    best = max(_LATIN, key=log_score.__getitem__)
+    top = log_score[best]  # softmax relative to the best: no overflow on long texts
+    confidence = 1.0 / sum(math.exp(value - top) for value in log_score.values())
     long_text = len(tokens) >= LONG_TEXT_WORDS
     if hits[best] == 0 and not (long_text and confidence >= LONG_TEXT_CONFIDENCE):
         return Detection(None, confidence, "short")

@@ -182,6 +182,34 @@ _ARABIC_WORDS = "في من على إلى عن هذا هذه أنا أن ما ه�
 # Particles inside person names ("Juan de la Cruz", "Ludwig van Beethoven").
 _NAME_PARTICLES = "de del della di da dos das van von der den la le el al bin ibn y e"
 
+# Spelled-out numbers, units and frequencies: a turn made only of these is a
+# dose ("five hundred milligrams", "dos veces"), whatever language it is in.
+_DOSE_WORDS = """
+    zero one two three four five six seven eight nine ten eleven twelve fifteen
+    twenty thirty forty fifty hundred thousand half quarter point times once twice
+    daily milligram milligrams microgram micrograms gram grams units unit puffs drops
+    cero uno una dos tres cuatro cinco seis siete ocho nueve diez doce quince veinte
+    treinta cuarenta cincuenta cien ciento quinientos mil medio media vez veces
+    miligramo miligramos microgramos gramos unidades gotas
+    zéro un une deux trois quatre cinq six sept huit neuf dix douze quinze vingt
+    trente quarante cinquante cent mille demi fois milligramme milligrammes
+    gramme grammes unités gouttes
+    null eins zwei drei vier fünf sechs sieben acht neun zehn zwölf fünfzehn zwanzig
+    dreißig vierzig fünfzig hundert tausend halb halbe mal einmal zweimal milligramm
+    gramm einheiten tropfen
+    due tre quattro cinque sei sette otto nove dieci dodici quindici venti trenta
+    quaranta cinquanta cento mille mezzo mezza volta volte milligrammi grammi unità
+    gocce
+    dois duas três quatro oito nove dez doze quinze vinte trinta quarenta cinquenta
+    cem quinhentos meio meia vezes miligramas gramas gotas
+    sıfır bir iki üç dört beş altı yedi sekiz dokuz on yirmi otuz kırk elli yüz bin
+    yarım kere kez defa miligram gram ünite damla
+    tablet tablets pill pills capsule capsules pastilla pastillas comprimido
+    comprimidos cápsula cápsulas comprimé comprimés gélule gélules tablette
+    tabletten kapsel kapseln compressa compresse pastiglia pastiglie capsula
+    tabletler hap kapsül
+"""
+
 # Titles and units: neutral in every language.
 _NEUTRAL = """
     dr dr. doctor doktor docteur doctora dott dott. prof mr mrs ms mme mlle sr sra
@@ -234,6 +262,7 @@ class Lexicon:
     letters: dict[str, frozenset[str]]
     interjections: frozenset[tuple[str, ...]]
     neutral: frozenset[str]
+    dose_words: frozenset[str]
     urdu_words: frozenset[str]
     arabic_words: frozenset[str]
     name_particles: frozenset[str]
@@ -250,6 +279,7 @@ def lexicon() -> Lexicon:
         letters={lang: frozenset(chars) for lang, chars in _LETTERS.items()},
         interjections=phrases,
         neutral=frozenset(_NEUTRAL.split()),
+        dose_words=frozenset(_DOSE_WORDS.split()),
         urdu_words=frozenset(_URDU_WORDS.split()),
         arabic_words=frozenset(_ARABIC_WORDS.split()),
         name_particles=frozenset(_NAME_PARTICLES.split()),
