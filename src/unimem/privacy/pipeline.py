@@ -69,6 +69,8 @@ class PhiTally:
 
     counts: dict[str, int] = field(default_factory=dict)
     fields: list[str] = field(default_factory=list)
+    #: The session tokens used, when the caller must record them (``redact_text``).
+    tokens: SessionTokens | None = None
 
     @property
     def total(self) -> int:
@@ -340,8 +342,10 @@ class PrivacyPipeline:
         session_id: str | None,
         language: str | None = None,
     ) -> tuple[str, PhiTally]:
-        """``text`` redacted for storage outside an entry (a fact, a summary) when the
-        user's ``anonymize_phi`` is on. With ``session_id`` the session's tokens are used."""
+        """``text`` redacted for storage outside a new entry (a fact, an interrupted
+        answer) when the user's ``anonymize_phi`` is on, and what was found. With
+        ``session_id`` the session's tokens are used; ``tally.tokens`` then holds
+        them (pass it to the service's ``_record_phi`` to keep new tokens)."""
         tally = PhiTally()
         detect = self.detector() if settings.anonymize_phi else None
         if detect is None:
@@ -355,4 +359,5 @@ class PrivacyPipeline:
             tokens = SessionTokens(self.token_key, "")
         for _, _, kind in spans:
             tally.add(kind, "text")
+        tally.tokens = tokens
         return _replace(text, spans, tokens), tally
