@@ -892,7 +892,8 @@ class UnifiedMemoryService:
         if state is None:
             raise SessionNotFoundError(f"no session {session_id!r} for this user")
         store = await self._store()
-        return await context_ops.pin_stored_entry(store, session_id, entry_id, state.user_id)
+        fact, new = await context_ops.pin_stored_entry(store, session_id, entry_id, state.user_id)
+        return await self._store_fact(fact) if new else fact
 
     async def add_fact(
         self, user_id: str | None, text: str, kind: str = "note", *, session_id: str | None = None
@@ -908,7 +909,19 @@ class UnifiedMemoryService:
         if session_id is not None:
             check_id(session_id, "session_id")
         fact = context_ops.new_fact(self._user(user_id), text, kind, session_id)
-        return await (await self._store()).put_fact(fact)
+        return await self._store_fact(fact)
+
+    async def _store_fact(self, fact: Fact) -> Fact:
+        """Store a fact under the owner's settings: redacted when ``anonymize_phi``
+        is on, not stored at all when memory is disabled."""
+        settings = await self._settings_of(fact.user_id)
+        if not settings.enabled:
+            return fact
+        store = await self._store()
+        text, _ = await self.privacy.redact_text(fact.text, settings, store, fact.session_id)
+        if text != fact.text:
+            fact = fact.model_copy(update={"text": text})
+        return await store.put_fact(fact)
 
     async def list_facts(self, user_id: str | None = None) -> list[Fact]:
         """The user's pinned facts, oldest first."""
@@ -942,6 +955,10 @@ class UnifiedMemoryService:
         if state is None:
             raise SessionNotFoundError(f"no session {session_id!r} for this user")
         store = await self._store()
-        entry, data = await context_ops.interrupt_entry(store, session_id, entry_id, spoken_text)
+        settings = await self._settings_of(state.user_id)
+        heard, _ = await self.privacy.redact_text(
+            spoken_text, settings, store, session_id, state.current_language
+        )
+        entry, data = await context_ops.interrupt_entry(store, session_id, entry_id, heard)
         await self.add_event(session_id, EventType.INTERRUPTION, data, user_id=state.user_id)
         return entry

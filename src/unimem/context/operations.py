@@ -43,22 +43,25 @@ def new_fact(
     )
 
 
-async def pin_stored_entry(store: DurableStore, session_id: str, entry_id: str, owner: str) -> Fact:
-    """Pin an entry's content as a fact of ``owner`` (pinning twice returns the first fact).
+async def pin_stored_entry(
+    store: DurableStore, session_id: str, entry_id: str, owner: str
+) -> tuple[Fact, bool]:
+    """The fact pinning an entry's content for ``owner``, and whether it is new
+    (still to be stored); pinning twice returns the first fact.
 
     Raises:
         EntryNotFoundError: no such entry in the session.
+        InvalidInputError: the entry has no content.
     """
     entry = await store.get_entry(session_id, entry_id)
     if entry is None:
         raise EntryNotFoundError(f"no entry {entry_id!r} in session {session_id!r}")
     for fact in await store.list_facts(owner):
         if fact.entry_id == entry_id and fact.session_id == session_id:
-            return fact
+            return fact, False
     if not entry.content.strip():
         raise InvalidInputError("the entry has no content to pin", field="entry_id")
-    fact = new_fact(owner, entry.content, "pinned_entry", session_id, entry_id)
-    return await store.put_fact(fact)
+    return new_fact(owner, entry.content, "pinned_entry", session_id, entry_id), True
 
 
 async def _rebuild_summary(store: DurableStore, summary: Summary) -> None:
