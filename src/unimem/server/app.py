@@ -49,7 +49,9 @@ def build_service(settings: ServerSettings) -> UnifiedMemoryService:
     Raises:
         ConfigurationError: a URL cannot work.
     """
-    return UnifiedMemoryService.from_url(settings.database_url, config=settings.memory)
+    return UnifiedMemoryService.from_url(
+        archive=settings.database_url, session=settings.redis_url, config=settings.memory
+    )
 
 
 class _SpaFiles(StaticFiles):
@@ -65,11 +67,16 @@ class _SpaFiles(StaticFiles):
             return await super().get_response("index.html", scope)
 
 
-def create_app(settings: ServerSettings | None = None) -> FastAPI:
+def create_app(
+    settings: ServerSettings | None = None, *, service: UnifiedMemoryService | None = None
+) -> FastAPI:
     """The unimem HTTP + WebSocket app.
 
     Args:
         settings: server settings; read from ``UNIMEM_*`` variables when omitted.
+        service: serve this service instead of building one from the settings'
+            URLs (embedding, tests); the app sets it up but leaves closing it to
+            the caller.
 
     Raises:
         ConfigurationError: a setting cannot work.
@@ -79,10 +86,11 @@ def create_app(settings: ServerSettings | None = None) -> FastAPI:
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        service = build_service(settings)
-        service.store = TimedStore(service.store, metrics)
-        await service.setup()
-        app.state.service = service
+        memory = service if service is not None else build_service(settings)
+        if not isinstance(memory.store, TimedStore):
+            memory.store = TimedStore(memory.store, metrics)
+        await memory.setup()
+        app.state.service = memory
         mode = (
             "local mode (no UNIMEM_JWT_SECRET: loopback only, user 'local')"
             if (settings.local_mode)
@@ -92,7 +100,8 @@ def create_app(settings: ServerSettings | None = None) -> FastAPI:
         try:
             yield
         finally:
-            await service.aclose()
+            if service is None:
+                await memory.aclose()
 
     app = FastAPI(
         title="unimem",

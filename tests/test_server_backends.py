@@ -1,0 +1,51 @@
+"""The HTTP API and the live socket on every storage backend (in-process, SQLite,
+PostgreSQL, Redis + PostgreSQL, ...), through the conformance ``service`` fixture."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import httpx
+from websockets.asyncio.client import connect
+
+from server_support import auth, create_app, running_server, settings, token
+from unimem import UnifiedMemoryService
+
+
+async def test_api_and_live_socket_on_every_backend(
+    service: UnifiedMemoryService, tmp_path: Path
+) -> None:
+    app = create_app(settings(tmp_path), service=service)
+    # A generous client timeout: this checks behaviour per backend; latency is
+    # measured in bench/bench_http.py.
+    async with running_server(app) as base:
+        ws_url = base.replace("http://", "ws://") + f"/v1/sessions/s1/live?token={token('alice')}"
+        async with (
+            connect(ws_url, open_timeout=5) as ws,
+            httpx.AsyncClient(base_url=base, headers=auth("alice"), timeout=30) as http,
+        ):
+            assert json.loads(await ws.recv())["type"] == "ready"
+            first = await http.post(
+                "/v1/sessions/s1/entries",
+                json={"role": "user", "content": "hello", "mode": "voice", "language": "en"},
+            )
+            assert first.status_code == 201 and first.json()["seq"] == 1
+            second = await http.post(
+                "/v1/sessions/s1/entries",
+                json={"role": "user", "content": "typed now", "mode": "text", "language": "en"},
+            )
+            assert second.json()["seq"] == 2
+            pushed = [json.loads(await asyncio.wait_for(ws.recv(), 5)) for _ in range(3)]
+            assert [p["type"] for p in pushed] == ["entry", "entry", "event"]
+            ctx = (await http.get("/v1/sessions/s1/context")).json()
+            assert [m["content"] for m in ctx["messages"]] == ["hello", "typed now"]
+            assert (
+                ctx["current_mode"] == "text"
+                and ctx["mode_events"][-1]["data"]["to_mode"] == "text"
+            )
+            other = await http.get("/v1/sessions/s1/history", headers=auth("bob"))
+            assert other.status_code == 404
+            ready = await http.get("/readyz")
+            assert ready.status_code == 200
