@@ -1,6 +1,6 @@
 """PHI detector quality and speed on the labelled sets in tests/data/phi/.
 
-Usage: python bench/bench_phi.py [--runs 2000] [--sets tune,heldout,challenge]
+Usage: python bench/bench_phi.py [--runs 2000] [--sets tune,heldout,challenge,blind]
 
 Prints recall and precision per PHI type and overall for each set (span
 overlap, same type: the scoring of ``unimem.privacy.phi_eval``, which the tests
@@ -85,7 +85,7 @@ def latency(runs: int) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=2000)
-    parser.add_argument("--sets", default="tune,heldout,challenge")
+    parser.add_argument("--sets", default="tune,heldout,challenge,blind")
     args = parser.parse_args()
     combined = Score()
     for name in args.sets.split(","):

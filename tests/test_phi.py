@@ -148,6 +148,7 @@ def test_medical_eponyms_and_drugs_are_not_names(text):
         "she is a nurse at saint mary's hospital",
         "la doctora dijo que mi azúcar está en ciento ochenta",
         "tengo ochenta y nueve años",
+        "take the elevator to the office on the fourteenth floor",
     ],
 )
 def test_relative_times_vitals_doses_and_small_talk_are_not_phi(text):
@@ -229,7 +230,22 @@ def test_unreadable_deployment_lexicon_is_a_configuration_error(tmp_path, monkey
         ("أمي عمرها ٩١ سنة", "ar", [("AGE_OVER_89", "٩١")]),
         ("The patient, a 93 y/o male, denies chest pain.", "en", [("AGE_OVER_89", "93")]),
         ("you can call me bill", "en", [("PERSON", "bill")]),
+        ("Dr. van der Berg referred me.", "en", [("PERSON", "van der Berg")]),
+        ("Dr. Young and Dr. Le agreed.", "en", [("PERSON", "Young"), ("PERSON", "Le")]),
+        ("Patient Nguyen Van An arrived.", "en", [("PERSON", "Nguyen Van")]),
+        ("Patient Portal is down.", "en", []),
     ],
 )
 def test_names_stop_where_the_name_ends(text, language, expected):
     assert found(text, language) == expected
+
+
+def test_a_bare_day_after_on_is_a_date_but_not_a_floor():
+    assert found("i'm seeing doctor reilly on the fourteenth") == [
+        ("PERSON", "reilly"),
+        ("DATE", "the fourteenth"),
+    ]
+
+
+def test_sentence_punctuation_is_not_a_spoken_dot():
+    assert found("Dr. de la Cruz is here.") == [("PERSON", "de la Cruz")]

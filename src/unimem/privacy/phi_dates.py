@@ -53,6 +53,11 @@ _NUMERIC_RES = (
     re.compile(r"(?<![\d/.-])(\d{4})-(\d{1,2})-(\d{1,2})(?![\d-])"),
 )
 _LEAD = frozenset({"the", "le", "el", "on"})
+# "on the fourteenth" is a date when nothing follows that the ordinal could count
+# ("on the fourteenth floor" is not).
+_AFTER_BARE_DAY = frozenset(
+    {"", ",", ".", "?", "!", ";", "at", "and", "or", "for", "in", "then", "when", "but", "so"}
+)
 _OF = frozenset({"of", "de", "del", ","})
 
 
@@ -137,6 +142,15 @@ def find_dates(doc: Doc) -> None:
                 end = max(end, _year_at(doc, _skip(doc, month + 1, _OF)))
                 if doc.low(i - 1) in _LEAD and doc.low(i - 1) != "on" and doc.free(i - 1):
                     start = i - 1
+        if (
+            end < 0
+            and low == "the"
+            and doc.low(i - 1) == "on"
+            and doc.free(i, i + 1)
+            and (doc.low(i + 1) in _ORDINALS or _ORDINAL_DIGITS_RE.match(doc.low(i + 1)))
+            and doc.low(i + 2) in _AFTER_BARE_DAY
+        ):
+            end = i + 1
         if end >= 0:
             doc.claim("DATE", start, end, 0.9)
             i = end + 1

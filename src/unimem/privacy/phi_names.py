@@ -31,6 +31,8 @@ _phrases(
     "اسمي,إسمي,اسمه,اسمها,إسمه",
 )
 # weak: only a known given name (or a capitalized word in typed text) follows.
+# patient: a known name follows ("Patient Nguyen Van An", not "Patient Portal").
+_phrases("patient", "patient,pt,paciente,patiente,المريض,المريضة")
 _phrases("weak", "i'm,i am,im,this is,it's,soy,je suis,c'est,ici,أنا,انا,hi,hello,hola,bonjour")
 _phrases(
     "title",
@@ -67,7 +69,7 @@ _PLACE_BEFORE = frozenset(words("in near saint st san santa mount mt fort port")
 _PLACE_AFTER = frozenset(
     words("hospital clinic medical center centre street avenue road county city university")
 )
-_SCORES = {"strong": 0.9, "title": 0.85, "relation": 0.8, "weak": 0.8, "bare": 0.7}
+_SCORES = {"patient": 0.8, "strong": 0.9, "title": 0.85, "relation": 0.8, "weak": 0.8, "bare": 0.7}
 
 
 def _stem(low: str) -> str:
@@ -114,10 +116,13 @@ def _accept_first(doc: Doc, k: int, kind: str) -> bool:
         and doc.cased
         and doc.free(k)
         and doc.capitalized(k)
-        and _stem(doc.low(k)) in doc.lex.first_names
+        and (
+            _stem(doc.low(k)) in doc.lex.first_names
+            or (kind in ("title", "patient") and _known(doc, k))
+        )
         and not _medical(doc, k)
     ):
-        return True  # "my son Will", "Dr. Grace Lee": the cue and the capital decide
+        return True  # "my son Will", "Dr. Le", "Dr. Young": the cue and the capital decide
     if (
         kind == "strong"
         and doc.free(k)
@@ -133,6 +138,8 @@ def _accept_first(doc: Doc, k: int, kind: str) -> bool:
         return True
     if kind == "title":
         return not doc.cased or doc.capitalized(k) or _arabic(low)
+    if kind == "patient":
+        return _known(doc, k) and (not doc.cased or doc.capitalized(k))
     if doc.cased and not doc.capitalized(k):
         return kind == "relation" and given
     if _arabic(low):
@@ -196,7 +203,21 @@ def find_names(doc: Doc) -> None:
         if doc.low(start) == "name" and doc.low(start + 1) in {"is", "'s"}:
             i = start  # "my wife's name is karen": the introduction decides
             continue
-        if _accept_first(doc, start, kind):
+        named = start
+        while doc.low(named) in _PARTICLES and named - start < 3:
+            named += 1
+        if (
+            doc.cased
+            and kind in ("strong", "title", "weak", "patient")
+            and named > start
+            and doc.free(start, named)
+            and doc.capitalized(named)
+            and _plain(doc, named)
+        ):
+            end = _extend(doc, start, False)  # "Dr. van der Berg"
+            doc.claim("PERSON", start, end, _SCORES[kind])
+            i = end + 1
+        elif _accept_first(doc, start, kind):
             end = _extend(doc, start, kind in ("relation", "weak"))
             doc.claim("PERSON", start, end, _SCORES[kind])
             i = end + 1

@@ -183,18 +183,20 @@ def find_identifiers(doc: Doc) -> None:
 def _classify(doc: Doc, start: int, last: int, cue: str | None) -> None:
     digits = 0
     letters = False
+    in_runs: set[int] = set()
     for run in doc.runs:
         if start <= run.first and run.last <= last:
             digits += len(run.digits)
+            in_runs.update(range(run.first, run.last + 1))
     for k in range(start, last + 1):
         tok = doc.tokens[k]
-        if tok.num is None and tok.low != "-":
+        if k not in in_runs and tok.num is None and tok.low != "-":
             letters = True
             digits += sum(c.isdigit() for c in tok.low)
     type_: str | None = None
     if cue == _NOT_PHI:
         return
-    if cue == "SSN" and 4 <= digits <= 11:
+    if cue == "SSN" and 4 <= digits <= 15:  # US SSN 9, its last 4; French NIR 13-15
         type_ = "SSN"
     elif cue in ("MRN", "ACCOUNT") and (digits >= 4 or (letters and digits >= 3)):
         type_ = cue

@@ -32,7 +32,9 @@ _TLDS = frozenset(
     words("com org net edu gov io co uk fr es de ca us info health me app ma sa ae eg mx ar")
 )
 _AT = frozenset({"at", "arroba", "arobase", "@", "آت"})
-_DOT = frozenset({"dot", "punto", "point", "."})
+# Spoken only: a typed "." is matched by the regular expressions, and a "." token
+# here is sentence punctuation ("Dr. de la Cruz" is no domain).
+_DOT = frozenset({"dot", "punto", "point"})
 _JOIN = frozenset({"dot", "punto", "point", "underscore", "dash", "hyphen", "guion", "tiret"})
 _WWW = ("w", "w", "w")
 

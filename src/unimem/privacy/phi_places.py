@@ -42,7 +42,8 @@ def _name_words(doc: Doc, i: int, limit: int) -> int:
     j = i
     while j < i + limit and doc.free(j):
         tok = doc.tokens[j]
-        if tok.num is not None or not tok.is_alpha:
+        ordinal = tok.low[:-2].isdigit() and tok.low[-2:] in ("st", "nd", "rd", "th")
+        if (tok.num is not None or not tok.is_alpha) and not ordinal:
             break
         if tok.low in _SUFFIXES:
             break
