@@ -38,5 +38,6 @@ export default defineConfig({
     setupFiles: ["./tests/setup.ts"],
     include: ["tests/**/*.test.{ts,tsx}"],
     restoreMocks: true,
+    testTimeout: 20_000,
   },
 });

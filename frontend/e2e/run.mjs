@@ -21,7 +21,7 @@ if (!BASE) {
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const OUT = process.env.SCREENSHOT_DIR ?? join(dirname(fileURLToPath(import.meta.url)), "..", "test-results");
 mkdirSync(OUT, { recursive: true });
-const TIMEOUT = 15_000;
+const TIMEOUT = 30_000;
 
 // Replaces the Web Speech recognition API with one the test drives:
 // window.__speech.say(text) delivers a final transcript to the listening recognizer.
@@ -99,6 +99,20 @@ async function sendText(page, text) {
   await box.fill(text);
   await box.press("Enter");
   await page.locator('[data-testid="message"]:not([aria-busy])', { hasText: text }).waitFor();
+}
+
+/** x of the first character minus x of the last one, as laid out on screen. */
+function firstMinusLastX(locator) {
+  return locator.evaluate((el) => {
+    const text = el.firstChild;
+    const range = document.createRange();
+    range.setStart(text, 0);
+    range.setEnd(text, 1);
+    const first = range.getBoundingClientRect().left;
+    range.setStart(text, text.length - 1);
+    range.setEnd(text, text.length);
+    return first - range.getBoundingClientRect().left;
+  });
 }
 
 function messages(page) {
@@ -192,10 +206,8 @@ test("an Arabic message renders right to left", async () => {
     await content.waitFor();
     assert.equal(await content.getAttribute("dir"), "rtl");
     assert.equal(await content.evaluate((el) => getComputedStyle(el).direction), "rtl");
-    const box = await content.boundingBox();
-    const bubble = await page.locator('[data-testid="message"]', { hasText: arabic }).boundingBox();
-    // Right-aligned: the text hugs the bubble's right edge.
-    assert.ok(box && bubble && bubble.x + bubble.width - (box.x + box.width) < 20);
+    // Laid out right to left: the first letter is drawn right of the last one.
+    assert.ok((await firstMinusLastX(content)) > 0, "Arabic text is not laid out right to left");
   }
   await first.locator('[data-testid="marker"][data-event-type="language_switch"]').waitFor();
 
@@ -205,6 +217,10 @@ test("an Arabic message renders right to left", async () => {
   await sendText(second, untagged);
   const content = second.locator('[data-testid="message"]', { hasText: untagged }).getByTestId("message-content");
   assert.equal(await content.evaluate((el) => getComputedStyle(el).direction), "rtl");
+  assert.ok((await firstMinusLastX(content)) > 0, "untagged Arabic is not laid out right to left");
+  // ...and an English message is still left to right.
+  const english = second.locator('[data-testid="message"]', { hasText: "Can I take it with food?" }).getByTestId("message-content");
+  assert.ok((await firstMinusLastX(english)) < 0);
   await shot(first, "04-arabic-rtl");
 });
 
