@@ -57,3 +57,36 @@ async def test_audit_rows_cannot_be_changed_or_deleted(tmp_path: Path):
         assert [r.id for r in await store.list_audit("u1", limit=5)] == [record.id]
     finally:
         await store.aclose()
+
+
+SECRET = "zebra-violet-4471 chest pain"
+
+
+async def test_delete_all_leaves_no_row_and_no_byte_of_the_user_in_the_files(tmp_path: Path):
+    from unimem import MemoryEntry, UnifiedMemoryService
+
+    db = tmp_path / "erase.db"
+    async with UnifiedMemoryService(SQLiteStore(db)) as svc:
+        await svc.update_settings("u1", {"anonymize_phi": False})
+        for i in range(30):  # enough to fill several pages
+            entry = MemoryEntry(role="user", content=f"{SECRET} {i}", retrieved_passages=[SECRET])
+            await svc.add_entry(f"s{i % 3}", entry, user_id="u1")
+        await svc.add_fact("u1", SECRET, "note")
+        await svc.add_entry("other", MemoryEntry(role="user", content="kept"), user_id="u2")
+        receipt = await svc.delete_user_memory("u1", "all")
+        assert receipt.counts["entries"] == 30 and receipt.counts["facts"] == 1
+
+        raw = sqlite3.connect(db)
+        for table in ("entries", "events", "sessions", "summaries", "facts"):
+            [(n,)] = raw.execute(f"SELECT COUNT(*) FROM {table} WHERE user_id = 'u1'").fetchall()
+            assert n == 0, table
+        [(n,)] = raw.execute("SELECT COUNT(*) FROM entries WHERE user_id = 'u2'").fetchall()
+        assert n == 1
+        raw.close()
+        assert _files_holding(tmp_path, b"zebra-violet") == []
+
+
+def _files_holding(folder: Path, needle: bytes) -> list[str]:
+    """Names of the database files (db, WAL, shm) whose bytes contain ``needle``."""
+    files = [p for p in folder.iterdir() if p.name.startswith("erase.db")]
+    return [p.name for p in files if needle in p.read_bytes()]

@@ -159,6 +159,8 @@ class SQLiteStore(SQLiteLayers):
             db.execute("PRAGMA busy_timeout = 10000")
             db.execute("PRAGMA journal_mode = WAL")
             db.execute(f"PRAGMA synchronous = {'FULL' if self._fsync else 'NORMAL'}")
+            # deleted rows are overwritten, not left in free pages (right to erasure)
+            db.execute("PRAGMA secure_delete = ON")
         except sqlite3.Error as exc:
             raise StoreUnavailableError(
                 f"cannot open SQLite database {self.path!r}: {exc}"

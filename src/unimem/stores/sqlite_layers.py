@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Sequence
-from contextlib import AbstractContextManager
+from contextlib import AbstractContextManager, suppress
 from datetime import datetime
 from typing import Any
 
@@ -149,40 +149,51 @@ class SQLiteLayers:
             )
         if scope == "day" and since is None:
             raise InvalidInputError("scope 'day' needs `since`", field="since")
-        counts = dict.fromkeys(_DELETE_KINDS, 0)
         with self._tx() as cur:
             if scope == "session":
-                return self._delete_sessions(cur, user_id, list(dict.fromkeys(session_ids)))
-            if scope == "all":
+                counts = self._delete_sessions(cur, user_id, list(dict.fromkeys(session_ids)))
+            elif scope == "all":
+                counts = dict.fromkeys(_DELETE_KINDS, 0)
                 for kind in _DELETE_KINDS:
                     cur.execute(f"DELETE FROM {kind} WHERE user_id = ?", (user_id,))
                     counts[kind] = cur.rowcount
-                return counts
-            cutoff = _us(since)
-            touched: set[str] = set()
-            for kind in ("entries", "events"):
-                rows = cur.execute(
-                    f"DELETE FROM {kind} WHERE user_id = ? AND ts_us >= ? RETURNING session_id",
-                    (user_id, cutoff),
-                ).fetchall()
-                counts[kind] = len(rows)
-                touched.update(r[0] for r in rows)
-            for sid in sorted(touched):
-                cur.execute("DELETE FROM summaries WHERE session_id = ?", (sid,))
-                counts["summaries"] += cur.rowcount
-                # a session left with nothing in it goes too (its state names languages)
-                cur.execute(
-                    "DELETE FROM sessions WHERE session_id = ? "
-                    "AND NOT EXISTS (SELECT 1 FROM entries WHERE session_id = ?) "
-                    "AND NOT EXISTS (SELECT 1 FROM events WHERE session_id = ?)",
-                    (sid, sid, sid),
-                )
-                counts["sessions"] += cur.rowcount
-            cur.execute(
-                "DELETE FROM facts WHERE user_id = ? AND created_us >= ?", (user_id, cutoff)
-            )
-            counts["facts"] = cur.rowcount
+            else:
+                counts = self._delete_since(cur, user_id, _us(since))
+        self._scrub()
         return counts
+
+    @staticmethod
+    def _delete_since(cur: sqlite3.Cursor, user_id: str, cutoff: int) -> dict[str, int]:
+        counts = dict.fromkeys(_DELETE_KINDS, 0)
+        touched: set[str] = set()
+        for kind in ("entries", "events"):
+            rows = cur.execute(
+                f"DELETE FROM {kind} WHERE user_id = ? AND ts_us >= ? RETURNING session_id",
+                (user_id, cutoff),
+            ).fetchall()
+            counts[kind] = len(rows)
+            touched.update(r[0] for r in rows)
+        for sid in sorted(touched):
+            cur.execute("DELETE FROM summaries WHERE session_id = ?", (sid,))
+            counts["summaries"] += cur.rowcount
+            # a session left with nothing in it goes too (its state names languages)
+            cur.execute(
+                "DELETE FROM sessions WHERE session_id = ? "
+                "AND NOT EXISTS (SELECT 1 FROM entries WHERE session_id = ?) "
+                "AND NOT EXISTS (SELECT 1 FROM events WHERE session_id = ?)",
+                (sid, sid, sid),
+            )
+            counts["sessions"] += cur.rowcount
+        cur.execute("DELETE FROM facts WHERE user_id = ? AND created_us >= ?", (user_id, cutoff))
+        counts["facts"] = cur.rowcount
+        return counts
+
+    def _scrub(self) -> None:
+        """Push deleted pages out of the write-ahead log: with ``secure_delete`` on, the
+        file then holds zeros where the deleted rows were. Best effort: a checkpoint
+        blocked by a reader completes at a later one."""
+        with suppress(sqlite3.Error):
+            self._conn().execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
 
     async def sweep_expired(self, *, now: datetime, default_retention_days: int) -> int:
         # the cutoff of each row is its owner's: settings.retention_days, else the default
@@ -214,6 +225,8 @@ class SQLiteLayers:
                 "DELETE FROM summaries WHERE session_id NOT IN (SELECT session_id FROM sessions)"
             )
             deleted += cur.rowcount
+        if deleted:
+            self._scrub()
         return deleted
 
     async def export_user(self, user_id: str) -> dict[str, Any]:
