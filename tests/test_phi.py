@@ -169,7 +169,10 @@ def test_findings_are_sorted_non_overlapping_and_match_the_text():
 @settings(max_examples=200, deadline=None)
 @given(st.text(max_size=200))
 def test_any_text_gives_valid_offsets(text):
-    for f in detect_phi(text):
+    findings = detect_phi(text)
+    for a, b in itertools.pairwise(findings):
+        assert a.end <= b.start
+    for f in findings:
         assert 0 <= f.start < f.end <= len(text)
         assert f.text == text[f.start : f.end]
         assert isinstance(f.type, PhiType)

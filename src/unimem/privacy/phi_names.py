@@ -54,7 +54,10 @@ for _rel in _RELATIONS:
         _KINDS[(_owner, _rel)] = "relation"
 for _rel in words("زوجتي زوجي ابني ابنتي بنتي أمي امي أبي ابي أخي اخي أختي اختي جاري صديقي"):
     _KINDS[(_rel,)] = "relation"
-_MAX = max(len(k) for k in _KINDS)
+#: Longest cue starting with each word, so most tokens are skipped at once.
+_LONGEST: dict[str, int] = {}
+for _key in _KINDS:
+    _LONGEST[_key[0]] = max(_LONGEST.get(_key[0], 0), len(_key))
 _PARTICLES = frozenset(words("de del la van von der bin ben al el da di du le"))
 _MEDICAL_NEXT = frozenset(
     words(
@@ -190,7 +193,7 @@ def find_names(doc: Doc) -> None:
     while i < n:
         kind = None
         size = 0
-        for size in range(min(_MAX, n - i), 0, -1):
+        for size in range(min(_LONGEST.get(tokens[i].low, 0), n - i), 0, -1):
             kind = _KINDS.get(tuple(t.low for t in tokens[i : i + size]))
             if kind is not None:
                 break

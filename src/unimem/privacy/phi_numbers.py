@@ -57,7 +57,9 @@ _cues(
     "lot,batch,ndc,tracking,order,confirmation,steps,model,version,reference,invoice,receipt",
 )
 _cues(_GENERIC, "number,numbers,número,numero,numéro,رقم,رقمي,no,#")
-_MAX_CUE = max(len(k) for k in _CUES)
+_LONGEST: dict[str, int] = {}
+for _key in _CUES:
+    _LONGEST[_key[0]] = max(_LONGEST.get(_key[0], 0), len(_key))
 _STOP = SENTENCE_END | {"and", "y", "et", "or", "o", "ou", "but", "pero", "mais"}
 
 _AGE_AFTER = frozenset(words("years year yrs yr yo años año ans an سنة سنوات عاما عام"))
@@ -86,7 +88,7 @@ def _cue_map(doc: Doc) -> tuple[dict[int, str], set[int]]:
     tokens = doc.tokens
     i = 0
     while i < len(tokens):
-        for size in range(min(_MAX_CUE, len(tokens) - i), 0, -1):
+        for size in range(min(_LONGEST.get(tokens[i].low, 0), len(tokens) - i), 0, -1):
             key = tuple(t.low for t in tokens[i : i + size])
             type_ = _CUES.get(key)
             if type_ is not None and (size > 1 or len(key[0]) > 1 or key[0] == "#"):

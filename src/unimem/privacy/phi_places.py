@@ -35,6 +35,7 @@ _PO_BOXES = (
     ("صندوق", "بريد"),
     ("ص", ".", "ب"),
 )
+_PO_FIRST = frozenset(box[0] for box in _PO_BOXES)
 
 
 def _name_words(doc: Doc, i: int, limit: int) -> int:
@@ -114,7 +115,7 @@ def find_addresses(doc: Doc) -> None:
         if last > run.last and doc.low(suffix) in _SUFFIXES and doc.free(suffix):
             doc.claim("ADDRESS", i, _tail(doc, suffix), 0.9)
     for i in range(n):
-        for box in _PO_BOXES:
+        for box in _PO_BOXES if doc.low(i) in _PO_FIRST else ():
             end = i + len(box)
             if tuple(doc.low(k) for k in range(i, end)) == box and doc.free(i, end - 1):
                 number = doc.run_at(end)
