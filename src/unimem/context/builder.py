@@ -284,11 +284,16 @@ def assemble(parts: ContextParts, max_tokens: int, model: str) -> LLMContext:
         window.append(entry_message(entry, previous_mode))
         if entry.role is Role.USER:
             previous_mode = entry.mode
-    while window and count_tokens(window, model) - 3 > room:
+    # A request's count is exactly 3 + the sum of its messages' counts.
+    costs = [count_message_tokens(m, model) for m in window]
+    used = sum(costs)
+    while window and used > room:
         window.pop(0)  # the caller sized the window; this only guards the limit
+        used -= costs.pop(0)
         if "history_trimmed" not in degradations:
             degradations.append("history_trimmed")
-    room -= max(0, count_tokens(window, model) - 3)
+    room -= used
+    total = fixed + used
 
     summary_used = False
     if parts.summary:
@@ -298,16 +303,17 @@ def assemble(parts: ContextParts, max_tokens: int, model: str) -> LLMContext:
         if budget > 8 and count_text_tokens(text, model) > budget:
             text = ExtractiveSummarizer().select(parse_summary(text), budget, model)
         if budget > 8 and text:
-            head.append({"role": "system", "content": f"{SUMMARY_PREFIX}{text}]"})
+            summary_message = {"role": "system", "content": f"{SUMMARY_PREFIX}{text}]"}
+            head.append(summary_message)
+            total += count_message_tokens(summary_message, model)
             summary_used = True
         else:
             degradations.append("summary_dropped")
 
     messages = [*head, *window, query_message]
-    total = count_tokens(messages, model)
     if total > max_tokens:
-        # Token merges across joined parts can differ by a token or two from
-        # the parts' sum; the general truncation settles it.
+        # The summary's lines were counted apart; joined with the prefix they
+        # can differ by a token or two. The general truncation settles it.
         messages = truncate_context(messages, max_tokens, model)
         total = count_tokens(messages, model)
         degradations.append("context_truncated")
