@@ -134,7 +134,7 @@ class PostgresStore(LaterLayersMixin):
         self._pool: asyncpg.Pool | None = None
         self._states: OrderedDict[str, _CachedState] = OrderedDict()
         self._state_cache_size = state_cache_size
-        self._locks: dict[str, asyncio.Lock] = {}
+        self._locks: dict[str, list[Any]] = {}
 
     @classmethod
     def from_url(cls, url: str, **kwargs: Any) -> PostgresStore:
@@ -219,22 +219,20 @@ class PostgresStore(LaterLayersMixin):
 
     # ------------------------------------------------------------------ writes
 
-    def _lock(self, session_id: str) -> asyncio.Lock:
-        lock = self._locks.get(session_id)
-        if lock is None:
-            lock = self._locks[session_id] = asyncio.Lock()
-        return lock
-
     @asynccontextmanager
     async def _serial(self, session_id: str) -> AsyncIterator[None]:
         """Appends of one session in this process run one at a time, so the
         cached state stays current and the CAS fast path nearly always hits."""
-        lock = self._lock(session_id)
+        held = self._locks.get(session_id)
+        if held is None:
+            held = self._locks[session_id] = [asyncio.Lock(), 0]
+        held[1] += 1  # users, waiting or holding: the lock goes when none is left
         try:
-            async with lock:
+            async with held[0]:
                 yield
         finally:
-            if not lock.locked() and self._locks.get(session_id) is lock:
+            held[1] -= 1
+            if held[1] == 0:
                 del self._locks[session_id]
 
     def _remember(self, state: SessionInfo, version: int) -> None:

@@ -27,6 +27,7 @@ from redis.asyncio.cluster import RedisCluster
 from ..errors import ConfigurationError, StoreUnavailableError
 from ..models import MemoryEntry, MemoryEvent, SessionInfo, entry_from_json
 from . import keys as k
+from . import redis_scripts as lua
 
 __all__ = [
     "RedisMemoryStore",
@@ -53,117 +54,6 @@ _UNAVAILABLE: tuple[type[BaseException], ...] = (
 
 #: How many switch events of each kind the cache keeps per session.
 EVENT_KEEP = 20
-
-_WRITE_SESSION = """
-local cur = redis.call('HMGET', KEYS[1], 'mc', 'ec')
-if not cur[1] then
-  redis.call('DEL', KEYS[5])
-  if ARGV[1] ~= '0' or ARGV[2] ~= '0' then return 0 end
-  redis.call('HSET', KEYS[1], 'complete', '1')
-elseif cur[1] ~= ARGV[1] or cur[2] ~= ARGV[2] then
-  redis.call('DEL', KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5])
-  return -1
-end
-redis.call('HSET', KEYS[1], 'mc', ARGV[3], 'ec', ARGV[4], 'state', ARGV[5])
-if ARGV[9] ~= '0' then
-  redis.call('ZADD', KEYS[2], ARGV[9], ARGV[10])
-  if redis.call('ZREMRANGEBYRANK', KEYS[2], 0, -tonumber(ARGV[6]) - 1) > 0 then
-    redis.call('HSET', KEYS[1], 'complete', '0')
-  end
-end
-local keep = tonumber(ARGV[8])
-for i = 11, #ARGV, 2 do
-  local list = nil
-  if ARGV[i] == 'language_switch' then list = KEYS[3] end
-  if ARGV[i] == 'mode_switch' then list = KEYS[4] end
-  if list then
-    redis.call('RPUSH', list, ARGV[i + 1])
-    redis.call('LTRIM', list, -keep, -1)
-  end
-end
-for i = 1, 4 do redis.call('EXPIRE', KEYS[i], ARGV[7]) end
-return 1
-"""
-
-_READ_SESSION = """
-local m = redis.call('HMGET', KEYS[1], 'state', 'complete', 'mc')
-if not m[1] then return false end
-local n = tonumber(ARGV[1])
-local l = tonumber(ARGV[2])
-local e, a, b = {}, {}, {}
--- (a negative zero is not an index Redis accepts)
-if n > 0 then e = redis.call('ZRANGE', KEYS[2], -n, -1) end
-if l > 0 then
-  a = redis.call('LRANGE', KEYS[3], -l, -1)
-  b = redis.call('LRANGE', KEYS[4], -l, -1)
-end
-return {m[1], m[2], e, a, b}
-"""
-
-_INSTALL = """
-if redis.call('GET', KEYS[5]) ~= ARGV[1] then return 0 end
-redis.call('DEL', KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5])
-redis.call('HSET', KEYS[1], 'mc', ARGV[2], 'ec', ARGV[3], 'state', ARGV[4], 'complete', ARGV[5])
-local i = 8
-for j = 1, tonumber(ARGV[7]) do
-  redis.call('ZADD', KEYS[2], ARGV[i], ARGV[i + 1])
-  i = i + 2
-end
-for _, key in ipairs({KEYS[3], KEYS[4]}) do
-  local n = tonumber(ARGV[i])
-  i = i + 1
-  for j = 1, n do
-    redis.call('RPUSH', key, ARGV[i])
-    i = i + 1
-  end
-end
-for j = 1, 4 do redis.call('EXPIRE', KEYS[j], ARGV[6]) end
-return 1
-"""
-
-_WRITE_USER = """
-redis.call('ZADD', KEYS[1], ARGV[2], ARGV[1])
-redis.call('HSET', KEYS[2], ARGV[1], ARGV[3])
-local gone = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', '(' .. ARGV[4])
-local over = redis.call('ZCARD', KEYS[1]) - #gone - tonumber(ARGV[5])
-if over > 0 then gone = redis.call('ZRANGE', KEYS[1], 0, #gone + over - 1) end
-if #gone > 0 then
-  redis.call('ZREM', KEYS[1], unpack(gone))
-  redis.call('HDEL', KEYS[2], unpack(gone))
-end
-redis.call('ZADD', KEYS[4], ARGV[2], ARGV[7])
-redis.call('EXPIRE', KEYS[1], ARGV[6])
-redis.call('EXPIRE', KEYS[2], ARGV[6])
-redis.call('EXPIRE', KEYS[4], ARGV[6])
-return 1
-"""
-
-_READ_USER = """
-local s = redis.call('GET', KEYS[1])
-if ARGV[4] == '0' or redis.call('EXISTS', KEYS[4]) == 0 then return {s, 0} end
-local members = redis.call('ZREVRANGEBYSCORE', KEYS[2], '+inf', ARGV[2])
-local out = {}
-local prefix = ARGV[1] .. ' '
-local limit = tonumber(ARGV[3])
-for _, m in ipairs(members) do
-  if #out >= limit then break end
-  if ARGV[1] == '' or string.sub(m, 1, #prefix) ~= prefix then out[#out + 1] = m end
-end
-if #out == 0 then return {s, 1} end
-return {s, 1, redis.call('HMGET', KEYS[3], unpack(out))}
-"""
-
-_WARM_USER = """
-redis.call('DEL', KEYS[1], KEYS[2])
-for i = 3, #ARGV, 3 do
-  redis.call('ZADD', KEYS[1], ARGV[i + 1], ARGV[i])
-  redis.call('HSET', KEYS[2], ARGV[i], ARGV[i + 2])
-end
-redis.call('EXPIRE', KEYS[1], ARGV[1])
-redis.call('EXPIRE', KEYS[2], ARGV[1])
-redis.call('SET', KEYS[3], '1', 'EX', ARGV[2])
-return 1
-"""
 
 
 def redis_client_from_url(url: str, *, timeout: float = 0.5) -> RedisClient:
@@ -285,7 +175,7 @@ class RedisSessionCache:
         for event in events:
             argv += [event.event_type, event.model_dump_json()]
         sk = self.session_keys(state.session_id)
-        pipe.eval(_WRITE_SESSION, 5, *sk.all(), *argv)
+        pipe.eval(lua.WRITE_SESSION, 5, *sk.all(), *argv)
 
     async def record(
         self,
@@ -306,7 +196,7 @@ class RedisSessionCache:
             uk = self.user_keys(state.user_id)
             cutoff = _ms(entry) - self.short_term_ttl * 1000
             pipe.eval(
-                _WRITE_USER,
+                lua.WRITE_USER,
                 4,
                 *uk.short_term(),
                 k.recent_member(entry.session_id, entry.id),
@@ -324,7 +214,9 @@ class RedisSessionCache:
     def queue_read(self, pipe: Any, session_id: str, max_messages: int, event_limit: int) -> None:
         """Queue the session read script on ``pipe`` (see :meth:`parse_read`)."""
         sk = self.session_keys(session_id)
-        pipe.eval(_READ_SESSION, 4, sk.meta, sk.window, sk.lang, sk.mode, max_messages, event_limit)
+        pipe.eval(
+            lua.READ_SESSION, 4, sk.meta, sk.window, sk.lang, sk.mode, max_messages, event_limit
+        )
 
     @staticmethod
     def parse_read(raw: Any) -> CachedSession | None:
@@ -353,7 +245,7 @@ class RedisSessionCache:
         """Queue the read of the user's cached settings and short-term layer."""
         uk = self.user_keys(user_id)
         pipe.eval(
-            _READ_USER,
+            lua.READ_USER,
             4,
             uk.settings,
             uk.recent,
@@ -411,7 +303,7 @@ class RedisSessionCache:
             argv.append(len(events))
             argv += [e.model_dump_json() for e in events]
         pipe = self._pipe()
-        pipe.eval(_INSTALL, 5, *self.session_keys(state.session_id).all(), *argv)
+        pipe.eval(lua.INSTALL, 5, *self.session_keys(state.session_id).all(), *argv)
         [done] = await self._run(pipe)
         return bool(done)
 
@@ -426,7 +318,7 @@ class RedisSessionCache:
             ]
         uk = self.user_keys(user_id)
         pipe = self._pipe()
-        pipe.eval(_WARM_USER, 3, uk.recent, uk.recent_data, uk.warm, *argv)
+        pipe.eval(lua.WARM_USER, 3, uk.recent, uk.recent_data, uk.warm, *argv)
         await self._run(pipe)
 
     async def get_state(self, session_id: str) -> SessionInfo | None:
