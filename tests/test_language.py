@@ -124,6 +124,12 @@ def test_a_real_sentence_switches_and_an_interjection_does_not():
     )
 
 
+def test_kanji_only_text_does_not_flip_japanese_to_chinese():
+    assert detect_language("頭痛") is None
+    assert decide_language("頭痛", "ja").switched is False
+    assert decide_language("我头疼", "ja").language == "zh"
+
+
 def test_unsure_text_keeps_the_current_language():
     decision = decide_language("hmm ok", "fr")
     assert (decision.language, decision.detected_language, decision.switched) == ("fr", None, False)

@@ -251,7 +251,10 @@ def _by_script(counts: dict[str, int], tokens: list[str]) -> str | None:
     if counts["kana"] >= 1 and counts["kana"] + counts["han"] >= 2:
         return "ja"
     if counts["han"] >= 2 and counts["kana"] == 0:
-        return "zh"
+        markers = lexicon().zh_markers
+        if counts["han"] >= 4 or any(ch in markers for t in tokens for ch in t):
+            return "zh"
+        return None  # "頭痛": two or three kanji may be Japanese too
     if counts["deva"] >= 3:
         return "hi"
     if counts["cyr"] >= 3:

@@ -179,6 +179,14 @@ _INTERJECTIONS = """
 _URDU_WORDS = "ہے ہیں میں کا کی کے نہیں ہوں مجھے آپ اور یہ وہ کو سے تھا تھی کیا"
 _ARABIC_WORDS = "في من على إلى عن هذا هذه أنا أن ما هل عندي لدي كان منذ مع"
 
+# Chinese characters Japanese does not write (function characters and
+# simplified forms): a short Han-only text is Chinese only if it has one, as
+# "頭痛" or "発熱" may be Japanese written without kana.
+_ZH_MARKERS = (
+    "的了吗呢吧我你他她们这那很没也都就要想能疼头药发烧么说会时过还对应该检结压饭觉现"
+    "请问让开给听见东车长门间题为难经样点从体晕疗务儿妈爷奶喂几哪里吃"
+)
+
 # Particles inside person names ("Juan de la Cruz", "Ludwig van Beethoven").
 _NAME_PARTICLES = "de del della di da dos das van von der den la le el al bin ibn y e"
 
@@ -266,6 +274,7 @@ class Lexicon:
     urdu_words: frozenset[str]
     arabic_words: frozenset[str]
     name_particles: frozenset[str]
+    zh_markers: frozenset[str]
     drugs: frozenset[str]
     max_phrase: int
 
@@ -283,6 +292,7 @@ def lexicon() -> Lexicon:
         urdu_words=frozenset(_URDU_WORDS.split()),
         arabic_words=frozenset(_ARABIC_WORDS.split()),
         name_particles=frozenset(_NAME_PARTICLES.split()),
+        zh_markers=frozenset(_ZH_MARKERS),
         drugs=frozenset(_DRUGS.split()),
         max_phrase=max(len(p) for p in phrases),
     )
