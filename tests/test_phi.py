@@ -252,3 +252,32 @@ def test_a_bare_day_after_on_is_a_date_but_not_a_floor():
 
 def test_sentence_punctuation_is_not_a_spoken_dot():
     assert found("Dr. de la Cruz is here.") == [("PERSON", "de la Cruz")]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("My phone number is 555, 123, 4567.", [("PHONE", "555, 123, 4567")]),
+        (
+            "it's area code two one two, five five five, oh one nine eight",
+            [("PHONE", "two one two, five five five, oh one nine eight")],
+        ),
+        (
+            "my social is one two three dash four five dash six seven eight nine",
+            [("SSN", "one two three dash four five dash six seven eight nine")],
+        ),
+        ("my mrn is 4421, 5 mg daily", [("MRN", "4421")]),
+        ("my readings were 120, 135, 140, 150 and 160", []),
+        ("my zip is 90210", [("ADDRESS", "90210")]),
+        ("his birthday is 12/25", [("DATE", "12/25")]),
+        ("take 1/2 tablet", []),
+        (
+            "my email is jane underscore doe eighty seven at yahoo dot com",
+            [("EMAIL", "jane underscore doe eighty seven at yahoo dot com")],
+        ),
+        ("she will be ninety five next month", [("AGE_OVER_89", "ninety five")]),
+        ("the score will be ninety", []),
+    ],
+)
+def test_numbers_read_in_groups_only_join_after_a_cue(text, expected):
+    assert found(text) == expected

@@ -52,6 +52,11 @@ _NUMERIC_RES = (
     re.compile(r"(?<![\d/.-])(\d{1,2})[/.-](\d{1,2})[/.-](\d{4}|\d{2})(?![\d/-]|\.\d)"),
     re.compile(r"(?<![\d/.-])(\d{4})-(\d{1,2})-(\d{1,2})(?![\d-])"),
 )
+# "12/25" alone is a fraction or a dose as often as a date: only after a date cue.
+_MONTH_DAY_RE = re.compile(r"(?<![\d/.-])(\d{1,2})/(\d{1,2})(?![\d/]|\.\d)")
+_DATE_CUES = frozenset(
+    words("born birthday birth dob admitted discharged seen visit nací nacimiento né née")
+)
 _LEAD = frozenset({"the", "le", "el", "on"})
 # "on the fourteenth" is a date when nothing follows that the ordinal could count
 # ("on the fourteenth floor" is not).
@@ -76,6 +81,13 @@ def _numeric_dates(doc: Doc) -> None:
                 continue  # "1.2.10" is more likely a version or a dose than a date
             if all(1 <= v <= 31 for v in day_month):
                 doc.claim_chars("DATE", m.start(), m.end(), 0.9)
+    for m in _MONTH_DAY_RE.finditer(doc.norm):
+        a, b = int(m.group(1)), int(m.group(2))
+        if not ((1 <= a <= 12 and 1 <= b <= 31) or (1 <= b <= 12 and 1 <= a <= 31)):
+            continue
+        first = next(t.index for t in doc.tokens if t.start == m.start())
+        if any(doc.low(k) in _DATE_CUES for k in range(first - 4, first)):
+            doc.claim_chars("DATE", m.start(), m.end(), 0.8)
 
 
 def _day_at(doc: Doc, i: int) -> int:

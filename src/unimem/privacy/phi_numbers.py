@@ -46,10 +46,11 @@ _cues(
 )
 _cues(
     "PHONE",
-    "phone,telephone,cell,mobile,call,reach,fax,teléfono,telefono,móvil,movil,celular,"
+    "phone,telephone,area code,cell,mobile,call,reach,fax,teléfono,telefono,móvil,movil,celular,"
     "llámame,llamar,llame,téléphone,portable,appeler,appelez,هاتف,هاتفي,جوال,جوالي,اتصل,"
     "موبايل,تلفون",
 )
+_cues("ADDRESS", "zip,zip code,zipcode,postal code,postcode,código postal,code postal")
 _cues("DATE", "born,birth,dob,d o b,birthday,admitted,nací,nacimiento,né,née,naissance")
 # Numbers of things, not of people: a lot number is not a phone number.
 _cues(
@@ -60,6 +61,7 @@ _cues(_GENERIC, "number,numbers,número,numero,numéro,رقم,رقمي,no,#")
 _LONGEST: dict[str, int] = {}
 for _key in _CUES:
     _LONGEST[_key[0]] = max(_LONGEST.get(_key[0], 0), len(_key))
+_GROUP_SEPARATORS = frozenset({",", "-", "dash", "hyphen", "guion", "tiret"})
 _STOP = SENTENCE_END | {"and", "y", "et", "or", "o", "ou", "but", "pero", "mais"}
 
 _AGE_AFTER = frozenset(words("years year yrs yr yo años año ans an سنة سنوات عاما عام"))
@@ -146,15 +148,24 @@ def find_identifiers(doc: Doc) -> None:
             i += 1
             continue
         j = i
+        # After a cue, digit groups may be read with pauses: "555, 123, 4567",
+        # "five five five dash one two three four". Without one they stay apart
+        # ("my readings were 120, 135, 140").
+        grouped = _cue_before(doc, i, ends) not in (None, _NOT_PHI)
         while j + 1 < n:
             if _is_id_part(doc, j + 1, cue_tokens):
                 j += 1
             elif (
-                doc.low(j + 1) in {"-", "/"}
+                doc.low(j + 1) == "-"
                 and doc.tokens[j + 1].start == doc.tokens[j].end
                 and _is_id_part(doc, j + 2, cue_tokens)
-                and doc.tokens[j + 1].num is None
-                and doc.low(j + 1) == "-"
+            ) or (
+                grouped
+                and doc.low(j + 1) in _GROUP_SEPARATORS
+                and doc.tokens[j].num is not None
+                and doc.free(j + 1)
+                and _is_id_part(doc, j + 2, cue_tokens)
+                and len(getattr(doc.run_at(j + 2), "digits", "")) >= 2
             ):
                 j += 2
             else:
@@ -192,7 +203,7 @@ def _classify(doc: Doc, start: int, last: int, cue: str | None) -> None:
             in_runs.update(range(run.first, run.last + 1))
     for k in range(start, last + 1):
         tok = doc.tokens[k]
-        if k not in in_runs and tok.num is None and tok.low != "-":
+        if k not in in_runs and tok.num is None and tok.low not in _GROUP_SEPARATORS:
             letters = True
             digits += sum(c.isdigit() for c in tok.low)
     type_: str | None = None
@@ -202,6 +213,8 @@ def _classify(doc: Doc, start: int, last: int, cue: str | None) -> None:
         type_ = "SSN"
     elif cue in ("MRN", "ACCOUNT") and (digits >= 4 or (letters and digits >= 3)):
         type_ = cue
+    elif cue == "ADDRESS" and digits in (5, 9) and not letters:
+        type_ = "ADDRESS"
     elif cue == "DATE" and 6 <= digits <= 8 and not letters:
         type_ = "DATE"
     elif 7 <= digits <= 15 and not letters:
@@ -231,6 +244,11 @@ def find_ages(doc: Doc) -> None:
         before2 = doc.low(run.first - 2)
         age = nxt in _AGE_AFTER
         age = age or before in _AGE_BEFORE or (before == ":" and before2 in _AGE_BEFORE)
+        if not age and before == "be":
+            before3 = doc.low(run.first - 3)
+            age = before2 in {"she'll", "he'll", "i'll"} or (
+                before2 in {"will", "would"} and before3 in _PEOPLE
+            )
         if not age and before in _BE:
             subject = before2 if before != "am" else "i"
             if before in {"i'm", "im", "he's", "she's"} or subject in _PEOPLE:

@@ -111,6 +111,17 @@ def _local_back(doc: Doc, i: int) -> int:
     first = _label_back(doc, i)
     if first < 0 and doc.free(i) and doc.tokens[i].low.isalnum():
         first = i  # a local part may be a common word ("info", "contact")
+    run = next((r for r in doc.runs if r.first <= first <= r.last), None)
+    if run is not None and run.last == i:
+        first = run.first  # "doe eighty seven at ..." is "doe87@"
+        prev = first - 1
+        if (
+            doc.free(prev)
+            and doc.tokens[prev].low.isalpha()
+            and doc.low(prev) not in doc.lex.common
+            and doc.low(prev) not in _JOIN
+        ):
+            first = prev
     while first >= 2 and doc.low(first - 1) in _JOIN and doc.free(first - 2):
         if not doc.tokens[first - 2].low.isalnum() or doc.low(first - 2) in doc.lex.common:
             break
