@@ -19,15 +19,17 @@ a retry with the same entry id returns the stored entry (``created=False``).
 from __future__ import annotations
 
 import asyncio
+import re
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime
 from typing import Any, cast
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import asyncpg
 
-from ..errors import SessionNotFoundError, StoreUnavailableError
+from ..errors import ConfigurationError, SessionNotFoundError, StoreUnavailableError
 from ..models import (
     MemoryEntry,
     MemoryEvent,
@@ -41,6 +43,8 @@ from .pg_later import LaterLayersMixin
 from .pg_migrations import SCHEMA_VERSION, apply_migrations, schema_version
 
 __all__ = ["PostgresMemoryStore", "PostgresStore"]
+
+_SCHEMA_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,62}$")
 
 _UNAVAILABLE: tuple[type[BaseException], ...] = (
     OSError,
@@ -127,6 +131,10 @@ class PostgresStore(LaterLayersMixin):
         timeout: float = 10.0,
         state_cache_size: int = 10_000,
     ) -> None:
+        if schema is not None and not _SCHEMA_RE.match(schema):
+            raise ConfigurationError(
+                f"schema must be a plain identifier (letters, digits, _), got {schema!r}"
+            )
         self.dsn = dsn
         self.schema = schema
         self._migrate = migrate
@@ -138,7 +146,15 @@ class PostgresStore(LaterLayersMixin):
 
     @classmethod
     def from_url(cls, url: str, **kwargs: Any) -> PostgresStore:
-        """A store on ``postgresql://...`` (or ``postgres://...``)."""
+        """A store on ``postgresql://...`` (or ``postgres://...``); a ``schema`` query
+        parameter (``...?schema=unimem``) selects the schema to create and use."""
+        parts = urlsplit(url)
+        query = parse_qsl(parts.query, keep_blank_values=True)
+        schema = [v for k, v in query if k == "schema"]
+        if schema:
+            kwargs.setdefault("schema", schema[-1])
+            rest = urlencode([(k, v) for k, v in query if k != "schema"])
+            url = urlunsplit(parts._replace(query=rest))
         return cls(url, **kwargs)
 
     # ------------------------------------------------------------------ life cycle
