@@ -237,6 +237,9 @@ def test_unreadable_deployment_lexicon_is_a_configuration_error(tmp_path, monkey
         ("Dr. Young and Dr. Le agreed.", "en", [("PERSON", "Young"), ("PERSON", "Le")]),
         ("Patient Nguyen Van An arrived.", "en", [("PERSON", "Nguyen Van")]),
         ("Patient Portal is down.", "en", []),
+        ("Buenos días, María. ¿Cómo se encuentra hoy?", "es", [("PERSON", "María")]),
+        ("Bonjour Monsieur Dupont, votre ordonnance est prête.", "fr", [("PERSON", "Dupont")]),
+        ("صباح الخير يا أحمد كيف حالك اليوم", "ar", [("PERSON", "أحمد")]),
     ],
 )
 def test_names_stop_where_the_name_ends(text, language, expected):

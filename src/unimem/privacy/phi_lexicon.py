@@ -9,6 +9,7 @@ Terms found there are never taken for person names.
 from __future__ import annotations
 
 import functools
+import unicodedata
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -16,7 +17,7 @@ from pathlib import Path
 from ..config import resolve_data_dir
 from ..errors import ConfigurationError
 
-__all__ = ["Lexicon", "clear_lexicon_cache", "get_lexicon", "medical_terms_path"]
+__all__ = ["Lexicon", "clear_lexicon_cache", "fold", "get_lexicon", "medical_terms_path"]
 
 
 def _words(text: str) -> set[str]:
@@ -34,6 +35,17 @@ def _terms(text: str) -> set[str]:
         for line in text.splitlines()
         if line.strip() and not line.lstrip().startswith("#")
     }
+
+
+def fold(word: str) -> str:
+    """``word`` without accents ("maría" -> "maria"), for name-list lookups."""
+    if word.isascii():
+        return word
+    return "".join(c for c in unicodedata.normalize("NFKD", word) if not unicodedata.combining(c))
+
+
+def _with_folded(words: set[str]) -> frozenset[str]:
+    return frozenset(words | {fold(w) for w in words})
 
 
 def _packaged(name: str) -> str:
@@ -95,8 +107,8 @@ def _load(extra: Path) -> Lexicon:
         medical=frozenset(single),
         medical_phrases={k: tuple(v) for k, v in phrases.items()},
         common=frozenset(_words(_packaged("common_words.txt"))),
-        first_names=frozenset(_words(_packaged("first_names.txt"))),
-        surnames=frozenset(_words(_packaged("surnames.txt"))),
+        first_names=_with_folded(_words(_packaged("first_names.txt"))),
+        surnames=_with_folded(_words(_packaged("surnames.txt"))),
     )
 
 

@@ -12,6 +12,7 @@ Names are found three ways, most trusted first:
 from __future__ import annotations
 
 from .phi_doc import Doc, words
+from .phi_lexicon import fold
 
 __all__ = ["find_names"]
 
@@ -33,7 +34,7 @@ _phrases(
 # weak: only a known given name (or a capitalized word in typed text) follows.
 # patient: a known name follows ("Patient Nguyen Van An", not "Patient Portal").
 _phrases("patient", "patient,pt,paciente,patiente,المريض,المريضة")
-_phrases("weak", "i'm,i am,im,this is,it's,soy,je suis,c'est,ici,أنا,انا,hi,hello,hola,bonjour")
+_phrases("weak", "يا,i'm,i am,im,this is,it's,soy,je suis,c'est,ici,أنا,انا,hi,hello,hola,bonjour")
 _phrases(
     "title",
     "dr,dr .,doctor,doctora,nurse practitioner,physician assistant,dra,dra .,docteur,"
@@ -58,6 +59,7 @@ for _rel in words("زوجتي زوجي ابني ابنتي بنتي أمي ام�
 _LONGEST: dict[str, int] = {}
 for _key in _KINDS:
     _LONGEST[_key[0]] = max(_LONGEST.get(_key[0], 0), len(_key))
+_TITLE_WORDS = frozenset(k[0] for k, kind in _KINDS.items() if kind == "title")
 _PARTICLES = frozenset(words("de del la van von der bin ben al el da di du le"))
 _MEDICAL_NEXT = frozenset(
     words(
@@ -103,11 +105,18 @@ def _plain(doc: Doc, k: int) -> bool:
     tok = doc.tokens[k]
     if tok.num is not None or not tok.is_alpha or (len(tok.low) < 2 and not _arabic(tok.low)):
         return False
+    if tok.low in _TITLE_WORDS:
+        return False  # "Bonjour Monsieur Dupont": the title is no part of the name
     return tok.low not in doc.lex.common and not _medical(doc, k)
 
 
+def _given(doc: Doc, k: int) -> bool:
+    """Token ``k`` is a known given name ("maría", "Maria", "john's")."""
+    return fold(_stem(doc.low(k))) in doc.lex.first_names
+
+
 def _known(doc: Doc, k: int) -> bool:
-    low = _stem(doc.low(k))
+    low = fold(_stem(doc.low(k)))
     bare = low.replace("'", "").replace("’", "")  # "o'connell" is listed as "oconnell"
     names = doc.lex.first_names
     return low in names or low in doc.lex.surnames or bare in names or bare in doc.lex.surnames
@@ -119,24 +128,16 @@ def _accept_first(doc: Doc, k: int, kind: str) -> bool:
         and doc.cased
         and doc.free(k)
         and doc.capitalized(k)
-        and (
-            _stem(doc.low(k)) in doc.lex.first_names
-            or (kind in ("title", "patient") and _known(doc, k))
-        )
+        and (_given(doc, k) or (kind in ("title", "patient") and _known(doc, k)))
         and not _medical(doc, k)
     ):
         return True  # "my son Will", "Dr. Le", "Dr. Young": the cue and the capital decide
-    if (
-        kind == "strong"
-        and doc.free(k)
-        and _stem(doc.low(k)) in doc.lex.first_names
-        and not _medical(doc, k)
-    ):
+    if kind == "strong" and doc.free(k) and _given(doc, k) and not _medical(doc, k):
         return True  # "call me bill", "my name is will"
     if not _plain(doc, k):
         return False
     low = doc.low(k)
-    given = _stem(low) in doc.lex.first_names
+    given = _given(doc, k)
     if kind == "strong":
         return True
     if kind == "title":
@@ -229,7 +230,7 @@ def find_names(doc: Doc) -> None:
     for k in range(n):
         if not doc.free(k) or _arabic(doc.low(k)):
             continue
-        if _stem(doc.low(k)) in doc.lex.first_names and _accept_first(doc, k, "bare"):
+        if _given(doc, k) and _accept_first(doc, k, "bare"):
             end = _extend(doc, k, True)
             if doc.low(k - 1) in _PLACE_BEFORE or doc.low(end + 1) in _PLACE_AFTER:
                 continue
