@@ -85,7 +85,8 @@ class Detection:
         confidence: 0..1; 1.0 when the script settled it, 0.0 when nothing to judge.
         reason: how it was decided: ``script``, ``lingua``, ``empty`` (nothing
             but numbers, drugs, interjections or names), ``short`` (too little
-            text or no function word) or ``unsure`` (below the confidence floor).
+            text or no function word), ``unsure`` (below the confidence floor) or
+            ``romanized`` (Hindi/Urdu in Latin letters).
     """
 
     language: str | None
@@ -333,6 +334,9 @@ def _latin(tokens: list[str], text: str) -> Detection:
         return Detection(None, confidence, "short")
     if confidence < MIN_CONFIDENCE:
         return Detection(None, confidence, "unsure")
+    roman = sum(t in lex.roman_hindustani for t in tokens)
+    if roman >= 2 and roman >= hits[best]:
+        return Detection(None, confidence, "romanized")
     return Detection(best, confidence, "lingua")
 
 

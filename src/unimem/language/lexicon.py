@@ -187,6 +187,15 @@ _ZH_MARKERS = (
     "请问让开给听见东车长门间题为难经样点从体晕疗务儿妈爷奶喂几哪里吃"
 )
 
+# Hindi/Urdu written in Latin letters: not one of the 14 as such (and Hindi and
+# Urdu cannot be told apart in it), so a text led by these words gets no
+# language rather than a wrong one ("mein" would otherwise count as German).
+_ROMAN_HINDUSTANI = """
+    hai hain mujhe mera meri mere kya nahi nahin aap ke ki ka ko se mein main
+    hoon hun raha rahi rahe tha thi bahut kar karna karo theek thik acha accha
+    kaise kyun kab kahan yeh woh abhi phir dard dawai dawa bukhar
+"""
+
 # Particles inside person names ("Juan de la Cruz", "Ludwig van Beethoven").
 _NAME_PARTICLES = "de del della di da dos das van von der den la le el al bin ibn y e"
 
@@ -275,6 +284,7 @@ class Lexicon:
     arabic_words: frozenset[str]
     name_particles: frozenset[str]
     zh_markers: frozenset[str]
+    roman_hindustani: frozenset[str]
     drugs: frozenset[str]
     max_phrase: int
 
@@ -293,6 +303,7 @@ def lexicon() -> Lexicon:
         arabic_words=frozenset(_ARABIC_WORDS.split()),
         name_particles=frozenset(_NAME_PARTICLES.split()),
         zh_markers=frozenset(_ZH_MARKERS),
+        roman_hindustani=frozenset(_ROMAN_HINDUSTANI.split()),
         drugs=frozenset(_DRUGS.split()),
         max_phrase=max(len(p) for p in phrases),
     )
