@@ -190,6 +190,20 @@ async def test_redis_memory_store_face(store: ScratchLayeredStore):
     assert await face.extend_ttl("s1") is False
 
 
+async def test_redis_memory_store_delete_all_by_user(
+    memory: UnifiedMemoryService, store: ScratchLayeredStore
+):
+    face = RedisMemoryStore(store.cache.client, prefix=store.cache.prefix)
+    for sid in ("a", "b", "c", "d"):  # spread over slots (and nodes, on the cluster)
+        await memory.add_entry(sid, user(f"in {sid}"), user_id="u1")
+    await memory.add_entry("z", user("other user"), user_id="u2")
+    await face.delete_all("u1")  # one DEL per slot: never CROSSSLOT
+    for sid in ("a", "b", "c", "d"):
+        assert await face.load_session(sid) == []
+    assert not await store.cache.client.exists(store.cache.user_keys("u1").recent)
+    assert [e.content for e in await face.load_session("z")] == ["other user"]
+
+
 WRITER = textwrap.dedent(
     """
     import asyncio, sys
