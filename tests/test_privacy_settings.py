@@ -171,3 +171,27 @@ async def test_cross_session_on_keeps_closed_sessions(svc: UnifiedMemoryService)
     await svc.add_entry("s1", user("first visit"), user_id="u1")
     await svc.close_session("s1", user_id="u1")
     assert [e.content for e in await svc.get_history("s1", user_id="u1")] == ["first visit"]
+
+
+async def test_two_processes_with_one_key_share_the_numbering(svc: UnifiedMemoryService):
+    """Each process keeps its copy of the session's tokens; another process's write
+    (a newer phi_detected event) makes it reload instead of reusing a number."""
+    other = UnifiedMemoryService(svc.store)
+    other.privacy = PrivacyPipeline(detector=detector, token_key=KEY)
+    a = await svc.add_entry("s1", user("John Carter"), user_id="u1")
+    b = await other.add_entry("s1", user("Mary Major, John Carter"), user_id="u1")
+    c = await svc.add_entry("s1", user("Ann Lee, Mary Major"), user_id="u1")
+    d = await other.add_entry("s1", user("Ann Lee"), user_id="u1")
+    assert [a.content, b.content, c.content, d.content] == [
+        "[PERSON_1]",
+        "[PERSON_2], [PERSON_1]",
+        "[PERSON_3], [PERSON_2]",
+        "[PERSON_3]",
+    ]
+
+
+async def test_deletion_drops_the_kept_tokens(svc: UnifiedMemoryService):
+    await svc.add_entry("s1", user("John Carter"), user_id="u1")
+    await svc.delete_user_memory("u1", "all")
+    again = await svc.add_entry("s1", user("Mary Major"), user_id="u1")
+    assert again.content == "[PERSON_1]"  # a fresh session: nothing of the old one remains

@@ -24,6 +24,7 @@ Event data goes through the same redaction (:meth:`PrivacyPipeline.redact_data`)
 from __future__ import annotations
 
 import os
+from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -55,6 +56,8 @@ Detector = Callable[[str, str | None], Sequence[Any]]
 
 #: Replacement of a finding whose type the token map does not know.
 UNKNOWN_TYPE = "PHI"
+#: Sessions whose token maps a pipeline keeps between writes.
+TOKEN_CACHE_SESSIONS = 4096
 #: Most ``phi_detected`` events read to rebuild a session's tokens.
 PHI_EVENT_LIMIT = 100_000
 
@@ -198,7 +201,20 @@ class PrivacyPipeline:
     def __init__(self, *, detector: Detector | None = None, token_key: bytes | None = None):
         self._detector = detector
         self._looked_up = detector is not None
-        self.token_key = token_key or os.urandom(32)
+        # session id -> (seq of its last phi_detected event, its tokens): a write
+        # with PHI then costs one indexed read instead of reading every event
+        self._tokens: OrderedDict[str, tuple[int | None, SessionTokens]] = OrderedDict()
+        self._token_key = token_key or os.urandom(32)
+
+    @property
+    def token_key(self) -> bytes:
+        """Key of the token hashes (see :mod:`unimem.privacy.pseudonyms`)."""
+        return self._token_key
+
+    @token_key.setter
+    def token_key(self, key: bytes) -> None:
+        self._token_key = key
+        self._tokens.clear()  # maps made under the old key no longer match
 
     def detector(self) -> Detector | None:
         """The PHI detector, or ``None`` when none is installed."""
@@ -215,11 +231,38 @@ class PrivacyPipeline:
         return self._detector
 
     async def session_tokens(self, store: DurableStore, session_id: str) -> SessionTokens:
-        """The session's tokens, rebuilt from its ``phi_detected`` events."""
+        """The session's tokens, rebuilt from its ``phi_detected`` events unless the
+        copy kept from this process's last write is still current."""
+        last = await store.get_events(session_id, event_type="phi_detected", limit=1)
+        last_seq = last[-1].seq if last else None
+        cached = self._tokens.get(session_id)
+        if cached is not None and cached[0] == last_seq:
+            self._tokens.move_to_end(session_id)
+            return cached[1]
         events = await store.get_events(
             session_id, event_type="phi_detected", limit=PHI_EVENT_LIMIT
         )
-        return SessionTokens.from_events(self.token_key, session_id, (e.data for e in events))
+        tokens = SessionTokens.from_events(self.token_key, session_id, (e.data for e in events))
+        self._keep(session_id, last_seq, tokens)
+        return tokens
+
+    def _keep(self, session_id: str, seq: int | None, tokens: SessionTokens) -> None:
+        self._tokens[session_id] = (seq, tokens)
+        self._tokens.move_to_end(session_id)
+        while len(self._tokens) > TOKEN_CACHE_SESSIONS:
+            self._tokens.popitem(last=False)
+
+    def recorded(self, session_id: str, tokens: SessionTokens, event_seq: int | None) -> None:
+        """The ``phi_detected`` event carrying ``tokens.added`` was stored as ``event_seq``."""
+        tokens.commit()
+        self._keep(session_id, event_seq, tokens)
+
+    def forget(self, session_ids: Sequence[str] = (), *, everything: bool = False) -> None:
+        """Drop kept token maps (after a deletion: nothing of a deleted session stays)."""
+        if everything:
+            self._tokens.clear()
+        for session_id in session_ids:
+            self._tokens.pop(session_id, None)
 
     async def entry(
         self, entry: MemoryEntry, settings: MemorySettings, store: DurableStore

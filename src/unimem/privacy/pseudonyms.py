@@ -68,6 +68,10 @@ class SessionTokens:
         """The token of ``value``: the one it had before in the session, or the next free one."""
         return self.map.token_for(phi_type, value)
 
+    def commit(self) -> None:
+        """Mark the entries added so far as kept (their event was stored)."""
+        self._known = frozenset(self.map.to_dict()["tokens"])
+
     @property
     def added(self) -> dict[str, str]:
         """Map entries (``{keyed hash: token}``) made since loading: what an event keeps."""

@@ -123,6 +123,8 @@ class PrivacyOperations:
             data=tally.event_data(tokens, **ids),
         )
         stored = await (await self._store()).append_event(event)
+        if tokens is not None:
+            self.privacy.recorded(item.session_id, tokens, stored.seq)
         self.live.publish(item.session_id, "event", stored)
 
     async def delete_user_memory(
@@ -176,6 +178,7 @@ class PrivacyOperations:
         since = start_of_day(now, tz) if kind == "day" else None
         counts = await store.delete_user_data(user, scope=kind, since=since, session_ids=ids)
         counts.update(await self._cache_delete_user(user, scope=kind, since=since, session_ids=ids))
+        self.privacy.forget(ids, everything=kind == "all")
         receipt = DeletionReceipt(user_id=user, scope=kind, deleted_at=now, counts=counts)
         details: dict[str, Any] = {"scope": kind, "counts": counts, "sessions": len(ids)}
         if since is not None:
