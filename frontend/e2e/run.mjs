@@ -268,6 +268,35 @@ test("without speech recognition the page says so and typing still works", async
   await context.close();
 });
 
+const AUTH_URL = (process.env.UNIMEM_E2E_AUTH_URL ?? "").replace(/\/$/, "");
+const TOKEN = process.env.UNIMEM_E2E_TOKEN ?? "";
+
+test("with auth on, the page asks for a token and then works with it", async () => {
+  assert.ok(AUTH_URL && TOKEN, "set UNIMEM_E2E_AUTH_URL and UNIMEM_E2E_TOKEN (scripts/frontend-test does)");
+  const context = await ctx.browser.newContext({ viewport: { width: 1280, height: 860 } });
+  const page = await context.newPage();
+  page.setDefaultTimeout(TIMEOUT);
+  const authSession = `${sessionId}-auth`;
+  await page.goto(`${AUTH_URL}/?session=${authSession}`);
+  await page.getByRole("heading", { name: "Sign in" }).waitFor();
+  await shot(page, "09-sign-in");
+  await page.getByLabel("Access token").fill(TOKEN);
+  await page.getByRole("button", { name: "Use token" }).click();
+  await page.getByRole("heading", { name: "Sign in" }).waitFor({ state: "detached" });
+  await page.getByTestId("live-status").filter({ hasText: "Live" }).waitFor();
+  await sendText(page, "signed in and typing");
+
+  const history = `${AUTH_URL}/v1/sessions/${authSession}/history`;
+  assert.equal((await fetch(history)).status, 401);
+  const stored = await (await fetch(history, { headers: { Authorization: `Bearer ${TOKEN}` } })).json();
+  assert.deepEqual(stored.map((e) => [e.user_id, e.content]), [["e2e-alice", "signed in and typing"]]);
+
+  // A refresh keeps the token (this browser only) and the conversation.
+  await page.reload();
+  await page.locator('[data-testid="message"]', { hasText: "signed in and typing" }).waitFor();
+  await context.close();
+});
+
 async function main() {
   const browser = await chromium.launch({
     executablePath: CHROMIUM,

@@ -104,6 +104,7 @@ export function App({ WebSocketImpl, client: injected }: AppProps) {
     seen.current = null;
   }, [sessionId]);
 
+  const signIn = memory.authRequired || needsToken;
   const lastUserText =
     [...memory.messages].reverse().find((m) => m.role === "user")?.content ?? "";
 
@@ -123,50 +124,57 @@ export function App({ WebSocketImpl, client: injected }: AppProps) {
           <button type="button" onClick={startNew}>
             New conversation
           </button>
+          {token ? (
+            <button type="button" onClick={() => onToken(null)}>
+              Sign out
+            </button>
+          ) : null}
         </div>
       </header>
 
-      {memory.authRequired || needsToken ? <TokenForm token={token} onToken={onToken} /> : null}
-      {memory.error && !memory.authRequired ? (
+      {signIn ? <TokenForm token={token} onToken={onToken} /> : null}
+      {memory.error && !signIn ? (
         <p className="error banner" role="alert">
           {memory.error}
         </p>
       ) : null}
 
-      <main className="layout">
-        <section className="chat" aria-label="Chat">
-          <ChatHistory
-            timeline={memory.timeline}
-            streaming={memory.streaming}
-            loading={memory.status === "loading"}
-          />
-          <div className="composer">
-            <div className="controls">
-              <ModeSwitch mode={memory.mode} onSwitch={(m) => void memory.switchMode(m).catch(() => undefined)} />
-              <LanguagePicker
-                language={memory.language}
-                sessionLanguage={memory.sessionLanguage}
-                onChange={(l) => void memory.switchLanguage(l).catch(() => undefined)}
-              />
+      {signIn ? null : (
+        <main className="layout">
+          <section className="chat" aria-label="Chat">
+            <ChatHistory
+              timeline={memory.timeline}
+              streaming={memory.streaming}
+              loading={memory.status === "loading"}
+            />
+            <div className="composer">
+              <div className="controls">
+                <ModeSwitch mode={memory.mode} onSwitch={(m) => void memory.switchMode(m).catch(() => undefined)} />
+                <LanguagePicker
+                  language={memory.language}
+                  sessionLanguage={memory.sessionLanguage}
+                  onChange={(l) => void memory.switchLanguage(l).catch(() => undefined)}
+                />
+              </div>
+              {memory.mode === "text" ? (
+                <ChatInput onSend={send} language={memory.language} disabled={memory.authRequired} />
+              ) : (
+                <VoicePanel
+                  speech={speech}
+                  language={memory.language}
+                  onTranscript={onTranscript}
+                  speakReplies={speakReplies}
+                  onSpeakRepliesChange={setSpeakReplies}
+                />
+              )}
             </div>
-            {memory.mode === "text" ? (
-              <ChatInput onSend={send} language={memory.language} disabled={memory.authRequired} />
-            ) : (
-              <VoicePanel
-                speech={speech}
-                language={memory.language}
-                onTranscript={onTranscript}
-                speakReplies={speakReplies}
-                onSpeakRepliesChange={setSpeakReplies}
-              />
-            )}
-          </div>
-        </section>
-        <aside className="side">
-          <ContextInspector inspect={memory.inspectContext} defaultQuery={lastUserText} />
-          <PrivacyPanel client={client} onDelete={memory.clearMemory} />
-        </aside>
-      </main>
+          </section>
+          <aside className="side">
+            <ContextInspector inspect={memory.inspectContext} defaultQuery={lastUserText} />
+            <PrivacyPanel client={client} onDelete={memory.clearMemory} />
+          </aside>
+        </main>
+      )}
     </div>
   );
 }

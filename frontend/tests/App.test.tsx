@@ -1,6 +1,6 @@
 import { act, render, screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 
 import { App } from "../src/App";
 import { ApiClient } from "../src/api/client";
@@ -98,11 +98,27 @@ describe("App", () => {
     expect(FakeWebSocket.last().url).toContain(`/v1/sessions/${id}/live`);
   });
 
-  it("asks for a token when the server has auth on", async () => {
+  it("asks for a token when the server has auth on, then uses it", async () => {
+    const user = userEvent.setup();
     const server = new FakeServer();
-    server.failWith = 401;
-    renderApp(server);
+    server.requireToken = "tok-123";
+    const client = (token: string | null) =>
+      new ApiClient({ fetchImpl: server.fetch, baseUrl: "http://test.local", getToken: () => token });
+    // The app builds its own client from the saved token.
+    const { unmount } = render(<App WebSocketImpl={asWebSocket} client={client(null)} />);
     expect(await screen.findByRole("heading", { name: "Sign in" })).toBeInTheDocument();
     expect(screen.getByLabelText("Access token")).toHaveAttribute("type", "password");
+    expect(screen.queryByLabelText("Message")).not.toBeInTheDocument();
+    unmount();
+
+    window.localStorage.setItem("unimem.token", "tok-123");
+    const fetchSpy = vi.spyOn(globalThis, "fetch").mockImplementation(server.fetch);
+    render(<App WebSocketImpl={asWebSocket} />);
+    await user.type(await screen.findByLabelText("Message"), "hello{Enter}");
+    await waitFor(() => expect(server.entries).toHaveLength(1));
+    expect(fetchSpy).toHaveBeenCalled();
+    expect(server.count("POST", "/v1/sessions/app-test/entries")[0]?.headers.Authorization).toBe("Bearer tok-123");
+    expect(FakeWebSocket.last().url).toContain("token=tok-123");
+    expect(screen.queryByRole("heading", { name: "Sign in" })).not.toBeInTheDocument();
   });
 });

@@ -69,6 +69,8 @@ export class FakeServer {
   requests: Recorded[] = [];
   /** When set, every request answers this status with an error body. */
   failWith: number | null = null;
+  /** When set, requests without `Authorization: Bearer <this>` answer 401. */
+  requireToken: string | null = null;
   mode: "voice" | "text" | null = null;
   language: string | null = null;
 
@@ -78,6 +80,9 @@ export class FakeServer {
     const body = typeof init.body === "string" ? (JSON.parse(init.body) as unknown) : undefined;
     const headers = { ...(init.headers as Record<string, string> | undefined) };
     this.requests.push({ method, path: url.pathname + url.search, body, headers });
+    if (this.requireToken !== null && headers.Authorization !== `Bearer ${this.requireToken}`) {
+      return json({ code: "auth_error", message: "missing credentials" }, 401);
+    }
     if (this.failWith !== null) {
       return json({ error: { code: "nope", message: `failed with ${this.failWith}` } }, this.failWith);
     }
