@@ -7,6 +7,7 @@ built into ``src/unimem/web/dist``, is served at ``/`` after the API routes.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -54,6 +55,18 @@ def build_service(settings: ServerSettings) -> UnifiedMemoryService:
     )
 
 
+def _warm_up() -> None:
+    """Load the language models, token vocabularies and PHI lexicon now, so the
+    first request does not pay seconds for them."""
+    from ..context.tokens import warm_up
+    from ..language.detector import preload
+    from ..privacy.phi_lexicon import get_lexicon
+
+    preload()
+    warm_up()
+    get_lexicon()
+
+
 class _SpaFiles(StaticFiles):
     """Static files where unknown paths without an extension fall back to
     ``index.html``, so client-side routes survive a reload."""
@@ -90,6 +103,7 @@ def create_app(
         if not isinstance(memory.store, TimedStore):
             memory.store = TimedStore(memory.store, metrics)
         await memory.setup()
+        await asyncio.to_thread(_warm_up)
         app.state.service = memory
         mode = (
             "local mode (no UNIMEM_JWT_SECRET: loopback only, user 'local')"

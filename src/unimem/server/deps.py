@@ -1,5 +1,9 @@
 """Dependencies reached by handlers as ``Annotated`` types: the service, the
-authenticated (and rate-limited) user, and the app's metrics."""
+authenticated (and rate-limited) user, and the app's metrics.
+
+They are ``async def`` although they never await: FastAPI runs plain ``def``
+dependencies in a worker thread, which costs more than the whole request.
+"""
 
 from __future__ import annotations
 
@@ -15,12 +19,12 @@ from .settings import ServerSettings
 __all__ = ["MetricsDep", "ServiceDep", "SettingsDep", "UserDep"]
 
 
-def _service(request: Request) -> UnifiedMemoryService:
+async def _service(request: Request) -> UnifiedMemoryService:
     service: UnifiedMemoryService = request.app.state.service
     return service
 
 
-def _user(request: Request) -> str:
+async def _user(request: Request) -> str:
     """The caller's user id, after authentication and the rate limit."""
     auth: Authenticator = request.app.state.auth
     user = auth.user_from_header(request.headers.get("authorization"))
@@ -29,12 +33,12 @@ def _user(request: Request) -> str:
     return user
 
 
-def _metrics(request: Request) -> Metrics:
+async def _metrics(request: Request) -> Metrics:
     metrics: Metrics = request.app.state.metrics
     return metrics
 
 
-def _settings(request: Request) -> ServerSettings:
+async def _settings(request: Request) -> ServerSettings:
     settings: ServerSettings = request.app.state.settings
     return settings
 
