@@ -78,10 +78,11 @@ async def latency(memory: UnifiedMemoryService, ops: int) -> dict[str, float]:
     }
 
 
-async def retention_table(budgets: list[int]) -> None:
-    dialogues = retention.load_dialogues()
+async def retention_table(budgets: list[int], path: Path) -> None:
+    dialogues = retention.load_dialogues(path)
     facts = sum(len(d["facts"]) for d in dialogues)
-    print(f"\nfact retention, {len(dialogues)} dialogues, {facts} facts (unimem vs newest only)")
+    print(f"\nfact retention, {path.name}: {len(dialogues)} dialogues, {facts} facts "
+          "(unimem vs newest only)")  # fmt: skip
     print(f"{'budget':>7} {'unimem':>8} {'newest':>8}   by depth (unimem / newest)")
     for budget in budgets:
         ours: dict[str, list[bool]] = defaultdict(list)
@@ -129,7 +130,9 @@ async def main() -> None:
                 r = await latency(memory, args.ops)
             print(f"{name:<8} {r['first']:>9.0f} {r['warm_p50']:>9.0f} {r['warm_p99']:>9.0f} "
                   f"{r['new_turn_p50']:>9.0f} {r['new_turn_p99']:>9.0f}")  # fmt: skip
-    await retention_table([int(b) for b in args.budgets.split(",")])
+    budgets = [int(b) for b in args.budgets.split(",")]
+    await retention_table(budgets, retention.DIALOGUES)
+    await retention_table(budgets, retention.HELDOUT)
 
 
 if __name__ == "__main__":

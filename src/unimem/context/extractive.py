@@ -14,6 +14,7 @@ alone.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -47,7 +48,9 @@ _FACT_TERMS = re.compile(
     r"avoid|never|always|must|should|don't|do not|fasting|fast|"
     r"told (?:me )?to|instruct\w*|wants me to|(?:nurse|doctor) said|keep|check|monitor\w*|"
     r"elevat\w*|glucose|blood sugar|insulin|blood pressure|"
-    r"call me|my name|name is|prefer\w*|language|speak|"
+    r"call me|calls me|my name|name is|name's|known as|prefer\w*|language|speak|rather|"
+    r"english|spanish|french|german|italian|portuguese|arabic|chinese|mandarin|cantonese|"
+    r"hindi|urdu|japanese|korean|russian|turkish|"
     r"decided|decision|plan|agreed|will|goal|"
     r"alergi\w*|alérgi\w*|medicamento\w*|dosis|diagnóstico|cirugía|cita|"
     r"allergique|médicament\w*|diagnostic|chirurgie|rendez-vous|"
@@ -81,7 +84,8 @@ _CHATTER = re.compile(
 )
 _CORRECTION = re.compile(
     r"\b(actually|correction|i meant|i mean|sorry,? (it'?s|it is|i meant)|"
-    r"not \d|rather than|instead of|i was wrong|let me correct|en realidad|"
+    r"not \d|rather than|instead of|i was wrong|let me correct|correct that|misspoke|"
+    r"mistake|got (?:that|it) wrong|en realidad|"
     r"en fait|eigentlich)\b",
     re.IGNORECASE,
 )
@@ -112,10 +116,25 @@ def _sentences(text: str) -> list[str]:
     return out
 
 
+_WORD = re.compile(r"[a-z][a-z'-]+")
+
+
+@functools.cache
+def _medical_words() -> frozenset[str]:
+    # The medical lexicon the PHI detector ships (conditions, drugs, eponyms),
+    # extended by a deployment's <data dir>/lexicons/medical_terms.txt.
+    from ..privacy.phi_lexicon import get_lexicon
+
+    return get_lexicon().medical
+
+
 def score_sentence(sentence: str, role: str) -> float:
     """How much a sentence is worth keeping: facts up, chatter down (may be negative)."""
     score = 0.0
-    score += 1.5 * min(3, len(_FACT_TERMS.findall(sentence)))
+    medical = _medical_words()
+    terms = len(_FACT_TERMS.findall(sentence))
+    terms += sum(1 for word in _WORD.findall(sentence.lower()) if word in medical)
+    score += 1.5 * min(3, terms)
     if _NUMBER.search(sentence):
         score += 1.0
     if _UNIT.search(sentence):

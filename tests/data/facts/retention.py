@@ -18,13 +18,14 @@ from unimem import MemoryEntry, UnifiedMemoryService
 from unimem.context import count_tokens
 
 DIALOGUES = Path(__file__).with_name("dialogues.json")
+HELDOUT = Path(__file__).with_name("heldout.json")
 QUERY = "Can you remind me of everything important we talked about?"
 _START = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
 
 
-def load_dialogues() -> list[dict[str, Any]]:
-    """The labelled dialogues (see ``make_dialogues.py``)."""
-    return list(json.loads(DIALOGUES.read_text(encoding="utf-8")))
+def load_dialogues(path: Path = DIALOGUES) -> list[dict[str, Any]]:
+    """The labelled dialogues (``make_dialogues.py``; ``HELDOUT``: ``make_heldout.py``)."""
+    return list(json.loads(path.read_text(encoding="utf-8")))
 
 
 def _lines(messages: Sequence[dict[str, Any]]) -> list[str]:
