@@ -75,9 +75,7 @@ def test_corrections_in_recent_history_mark_the_summary():
 
 def test_incremental_summary_extends_the_previous_one():
     summarizer = ExtractiveSummarizer()
-    first = summarizer.summarize_sync(
-        [{"role": "user", "content": "I'm allergic to latex."}], 200
-    )
+    first = summarizer.summarize_sync([{"role": "user", "content": "I'm allergic to latex."}], 200)
     second = summarizer.summarize_sync(
         [{"role": "user", "content": "My colonoscopy is on May 3."}], 200, previous=first
     )
