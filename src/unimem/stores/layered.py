@@ -310,7 +310,9 @@ class LayeredStore:
         recent: list[MemoryEntry] | None = None
         if settings is None or settings.cross_session:
             if warm:
-                recent = [entry_from_json(r) for r in reversed(rest[0])] if rest else []
+                # (a member whose data expired a moment before it is skipped)
+                found = rest[0] if rest else []
+                recent = [entry_from_json(r) for r in reversed(found) if r is not None]
             else:
                 recent = await self._warm_recent(state.user_id, session_id, since, max_messages)
         return LayeredSnapshot(

@@ -43,6 +43,8 @@ return 1
 READ_SESSION = """
 local m = redis.call('HMGET', KEYS[1], 'state', 'complete', 'mc')
 if not m[1] then return false end
+-- keys expiring one after the other at the end of the TTL: treat as not cached
+if m[3] ~= '0' and redis.call('EXISTS', KEYS[2]) == 0 then return false end
 local n = tonumber(ARGV[1])
 local l = tonumber(ARGV[2])
 local e, a, b = {}, {}, {}
