@@ -136,6 +136,16 @@ def test_unsure_text_keeps_the_current_language():
     assert decision.trigger is None
 
 
+def test_a_region_tag_is_the_same_language():
+    decision = decide_language("Posso tomar com comida?", "pt-BR")
+    assert (decision.language, decision.detected_language, decision.switched) == (
+        "pt-BR",
+        "pt",
+        False,
+    )
+    assert decide_language("Posso tomar com comida?", "en", "pt-BR").trigger == "auto_detected"
+
+
 def test_first_confident_turn_sets_the_language_without_a_switch():
     decision = decide_language("I need a refill", None)
     assert (decision.language, decision.switched) == ("en", False)

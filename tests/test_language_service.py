@@ -79,3 +79,14 @@ async def test_concurrent_switching_turns_record_one_switch(service: UnifiedMemo
     history = await service.get_history("s1")
     assert [e.language for e in history] == ["en", "es", "es"]
     assert sum(e.language_switched for e in history) == 1
+
+
+async def test_a_region_tagged_session_language_is_kept(service: UnifiedMemoryService):
+    await service.add_entry("s1", user("Olá, preciso remarcar minha consulta", language="pt-BR"))
+    later = await service.add_entry("s1", user("Posso ir na próxima terça-feira à tarde?"))
+    assert (later.language, later.detected_language, later.language_switched) == (
+        "pt-BR",
+        "pt",
+        False,
+    )
+    assert await _switches(service, "s1") == []

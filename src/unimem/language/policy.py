@@ -11,12 +11,18 @@ explicitly on the entry wins over detection.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
-from ..models import MemoryEntry, Role, SwitchTrigger
+from ..models import MemoryEntry, Role, SessionInfo, SwitchTrigger
 from .detector import Detection, detect
 
-__all__ = ["LanguageDecision", "apply_language_policy", "decide_language", "explicit_trigger"]
+__all__ = [
+    "LanguageDecision",
+    "SessionReader",
+    "apply_language_policy",
+    "decide_language",
+    "explicit_trigger",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,7 +72,7 @@ def decide_language(
         return LanguageDecision(explicit_language, detected, switched, trigger, found.confidence)
     # detect() already returns None below its confidence floor, so any
     # detection is a confident one.
-    if detected is None or detected == current_language:
+    if detected is None or _same_language(detected, current_language):
         return LanguageDecision(current_language, detected, False, None, found.confidence)
     switched = current_language is not None
     trigger = SwitchTrigger.AUTO_DETECTED if switched else None
@@ -77,33 +83,48 @@ def explicit_trigger(explicit_language: str, detection: Detection) -> SwitchTrig
     """Why a turn with an explicitly set language switches: ``explicit_setting`` when
     the text is confidently in another language (the setting overrode detection),
     ``auto_detected`` otherwise."""
-    if detection.language is not None and detection.language != explicit_language:
+    if detection.language is not None and not _same_language(detection.language, explicit_language):
         return SwitchTrigger.EXPLICIT_SETTING
     return SwitchTrigger.AUTO_DETECTED
 
 
-def apply_language_policy(
-    entry: MemoryEntry, trigger: str | None
+def _same_language(detected: str, current: str | None) -> bool:
+    """``pt`` is the session's ``pt-BR``: detection names no regions."""
+    return current is not None and detected == current.partition("-")[0].lower()
+
+
+class SessionReader(Protocol):
+    """What :func:`apply_language_policy` reads: the store's session state."""
+
+    async def get_session(self, session_id: str) -> SessionInfo | None: ...
+
+
+async def apply_language_policy(
+    entry: MemoryEntry, trigger: str | None, store: SessionReader
 ) -> tuple[MemoryEntry, str | None]:
     """Fill an entry's ``detected_language`` and decide its language before storing.
 
     ``detected_language``: what the caller gave, else the detection, else the
     entry's declared ``language`` (the detector abstains on "hello" or "ok").
-    A user turn without a ``language`` gets the confident detection as its
-    language (the store then compares it with the session's current language
-    and records the switch); without one it keeps the session's language. A
-    user turn with an explicit ``language`` keeps it; the switch trigger is
+    A user turn with an explicit ``language`` keeps it; its switch trigger is
     ``explicit_setting`` when the text is confidently another language.
+    A user turn without one is decided by :func:`decide_language` against the
+    session's current language, read with ``store.get_session`` only when the
+    text gets a confident detection: a confident turn is stored with its own
+    language (the session's spelling, e.g. ``pt-BR``, when they agree),
+    anything else with none, so that it inherits the session's.
     ``trigger``, when the caller gave one, always wins.
 
-    The comparison with the session's language happens inside the store's
-    transaction (:func:`unimem.stores.base.plan_entry`), not on a copy read
-    beforehand, so two concurrent writers cannot both switch from a stale
-    language: the second one sees the first one's language. This equals
-    :func:`decide_language` given the language current at commit time, because
-    the language set here is only ever a confident detection.
+    Race: the language is read before the store's transaction, and the store
+    compares the entry's language with the state at commit
+    (:func:`unimem.stores.base.plan_entry`). If another writer switched in
+    between, a confident turn still carries the language it is written in,
+    so the store records the switch from the language actually current (or
+    none, when the other writer already switched to it: two racing writers
+    record one switch); an unsure turn inherits whatever is current. No turn
+    is labelled with a language its text contradicts.
 
-    Returns the updated entry and the trigger to pass to the store.
+    Raises whatever ``store.get_session`` raises (``StoreUnavailableError``).
     """
     found = detect(entry.content) if entry.content else Detection(None, 0.0, "empty")
     update: dict[str, Any] = {
@@ -113,5 +134,10 @@ def apply_language_policy(
         if entry.language:
             trigger = trigger or explicit_trigger(entry.language, found).value
         elif found.language is not None:
-            update["language"] = decide_language(entry.content, None, detection=found).language
+            state = await store.get_session(entry.session_id)
+            current = state.current_language if state is not None else None
+            decision = decide_language(entry.content, current, detection=found)
+            update["language"] = decision.language
+            if decision.switched and trigger is None and decision.trigger is not None:
+                trigger = decision.trigger.value
     return entry.model_copy(update=update), trigger
