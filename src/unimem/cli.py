@@ -158,13 +158,15 @@ def serve(
     click.echo(f"  limit     {limit if limit else 'off'} per user", err=True)
     ui = "built" if (settings.web_dir / "index.html").is_file() else "not built (API only)"
     click.echo(f"  web ui    {ui}", err=True)
-    if workers > 1:
+    if workers > 1 and not settings.redis_url:
         click.secho(
-            f"  workers   {workers}: live updates reach clients connected to the same worker, "
-            "and the rate limit applies per worker",
+            f"  workers   {workers} without UNIMEM_REDIS_URL: live updates reach only clients "
+            "of the same worker",
             fg="yellow",
             err=True,
         )
+    if workers > 1:
+        click.echo(f"  workers   {workers} (the rate limit applies per worker)", err=True)
     shown = f"[{host}]" if ":" in host else host
     click.echo(f"  listening http://{shown}:{port}  (docs at /docs)", err=True)
     uvicorn.run(

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from fastapi import FastAPI
 from fastapi.responses import HTMLResponse
+from redis.exceptions import RedisError
 from starlette.exceptions import HTTPException
 from starlette.responses import Response
 from starlette.staticfiles import StaticFiles
@@ -27,6 +28,7 @@ from .auth import Authenticator, RateLimiter
 from .errors import install_error_handlers
 from .metrics import Metrics, TimedStore
 from .middleware import BodyLimitMiddleware, LoopbackOnlyMiddleware, MetricsMiddleware
+from .relay import RedisLiveBus
 from .settings import ServerSettings
 
 __all__ = ["build_service", "create_app"]
@@ -53,6 +55,24 @@ def build_service(settings: ServerSettings) -> UnifiedMemoryService:
     return UnifiedMemoryService.from_url(
         archive=settings.database_url, session=settings.redis_url, config=settings.memory
     )
+
+
+async def _start_relay(
+    settings: ServerSettings, service: UnifiedMemoryService
+) -> RedisLiveBus | None:
+    """With a plain Redis configured, relay live messages between workers."""
+    url = settings.redis_url
+    if not url or url.split("://", 1)[0].lower() not in ("redis", "rediss", "unix"):
+        return None
+    bus = RedisLiveBus(url, prefix=settings.live_channel_prefix)
+    try:
+        await bus.start()
+    except (RedisError, OSError) as exc:
+        await bus.aclose()
+        log.warning("live relay disabled (%s): live updates stay per worker", type(exc).__name__)
+        return None
+    service.live = bus
+    return bus
 
 
 def _warm_up() -> None:
@@ -103,6 +123,7 @@ def create_app(
         if not isinstance(memory.store, TimedStore):
             memory.store = TimedStore(memory.store, metrics)
         await memory.setup()
+        relay = await _start_relay(settings, memory)
         await asyncio.to_thread(_warm_up)
         app.state.service = memory
         mode = (
@@ -114,6 +135,8 @@ def create_app(
         try:
             yield
         finally:
+            if relay is not None:
+                await relay.aclose()
             if service is None:
                 await memory.aclose()
 

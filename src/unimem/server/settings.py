@@ -92,6 +92,8 @@ class ServerSettings:
     web_dir: Path = field(default_factory=_default_web_dir)
     memory: MemoryConfig = field(default_factory=MemoryConfig)
     local_user: str = DEFAULT_USER_ID
+    #: Redis pub/sub channel prefix of the live relay between workers.
+    live_channel_prefix: str = "unimem:live:"
 
     def __post_init__(self) -> None:
         if self.jwt_secret is not None and len(self.jwt_secret.encode()) < MIN_SECRET_BYTES:

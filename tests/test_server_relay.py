@@ -1,0 +1,69 @@
+"""Live updates across worker processes: two apps on one store and one Redis
+behave like two `unimem serve` workers."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import socket
+import uuid
+from pathlib import Path
+
+import httpx
+import pytest
+from fastapi import FastAPI
+from websockets.asyncio.client import connect
+
+from conftest import unreachable
+from server_support import auth, create_app, running_server, settings, token
+from unimem import UnifiedMemoryService
+
+pytestmark = pytest.mark.redis
+
+REDIS = "redis://127.0.0.1:6379/0"
+
+
+def _require_redis() -> None:
+    try:
+        socket.create_connection(("127.0.0.1", 6379), timeout=1).close()
+    except OSError as exc:
+        unreachable(f"Redis on 127.0.0.1:6379 is unreachable: {exc}")
+
+
+async def test_an_entry_written_through_one_worker_reaches_sockets_on_the_other(
+    tmp_path: Path,
+) -> None:
+    _require_redis()
+    prefix = f"unimem-test:{uuid.uuid4().hex[:8]}:live:"
+    db = f"sqlite:///{tmp_path / 'shared.db'}"
+    relayed = settings(tmp_path, redis_url=REDIS, live_channel_prefix=prefix)
+    # Two services on one SQLite file stand for two workers on one store; the
+    # relay needs only Redis pub/sub.
+    async with (
+        UnifiedMemoryService.from_url(db) as service_a,
+        UnifiedMemoryService.from_url(db) as service_b,
+    ):
+        worker_a = create_app(relayed, service=service_a)
+        worker_b = create_app(relayed, service=service_b)
+        await _exchange(worker_a, worker_b)
+
+
+async def _exchange(worker_a: FastAPI, worker_b: FastAPI) -> None:
+    async with running_server(worker_a) as base_a, running_server(worker_b) as base_b:
+        url = base_a.replace("http://", "ws://") + f"/v1/sessions/s/live?token={token('alice')}"
+        async with connect(url, open_timeout=5) as ws:
+            assert json.loads(await ws.recv())["type"] == "ready"
+            async with httpx.AsyncClient(headers=auth("alice")) as http:
+                r = await http.post(
+                    f"{base_b}/v1/sessions/s/entries", json={"role": "user", "content": "from b"}
+                )
+                assert r.status_code == 201
+                pushed = json.loads(await asyncio.wait_for(ws.recv(), 5))
+                assert pushed["type"] == "entry" and pushed["item"]["content"] == "from b"
+                await http.post(
+                    f"{base_a}/v1/sessions/s/entries", json={"role": "user", "content": "from a"}
+                )
+                local = json.loads(await asyncio.wait_for(ws.recv(), 5))
+                assert local["item"]["content"] == "from a"
+                with pytest.raises(TimeoutError):  # delivered once, not echoed back by Redis
+                    await asyncio.wait_for(ws.recv(), 0.5)
