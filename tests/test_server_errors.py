@@ -3,6 +3,7 @@ never a partial write."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -11,6 +12,19 @@ import httpx
 import pytest
 
 from server_support import asgi_client, auth, create_app, settings
+from unimem.errors import (
+    AuthError,
+    ConfigurationError,
+    ContentTooLargeError,
+    InvalidInputError,
+    RateLimitedError,
+    SchemaError,
+    SessionClosedError,
+    SessionNotFoundError,
+    StoreUnavailableError,
+    UnimemError,
+)
+from unimem.server.errors import error_response, ws_close_code
 
 ENTRIES = "/v1/sessions/s/entries"
 
@@ -178,3 +192,29 @@ async def test_unknown_route_and_method_are_json(client: httpx.AsyncClient) -> N
     assert r.status_code == 404 and r.json()["code"] == "not_found"
     r = await client.delete("/v1/sessions/s/entries")
     assert r.status_code == 405 and r.json()["code"] == "method_not_allowed"
+
+
+@pytest.mark.parametrize(
+    ("error", "status", "header"),
+    [
+        (InvalidInputError("bad", field="x"), 422, None),
+        (ContentTooLargeError("big", field="content", limit=1), 413, None),
+        (SessionNotFoundError("no"), 404, None),
+        (SessionClosedError("closed"), 409, None),
+        (AuthError("who"), 401, ("www-authenticate", "Bearer")),
+        (RateLimitedError("slow down", retry_after=2.2), 429, ("retry-after", "3")),
+        (StoreUnavailableError("down", retry_after=0.1), 503, ("retry-after", "1")),
+        (SchemaError("migrate"), 503, ("retry-after", "30")),
+        (ConfigurationError("bad setting"), 500, None),
+    ],
+)
+def test_every_error_of_the_tree_has_its_status(
+    error: UnimemError, status: int, header: tuple[str, str] | None
+) -> None:
+    response = error_response(error)
+    assert response.status_code == status
+    assert ws_close_code(error) == 4000 + status
+    body = json.loads(bytes(response.body))
+    assert body["code"] == error.code and body["message"] == error.message
+    if header is not None:
+        assert response.headers[header[0]] == header[1]
