@@ -8,16 +8,13 @@ to live listeners. Stores never see unvalidated input.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from datetime import timedelta
 from types import TracebackType
 from typing import Any, Self
 
 from .config import MemoryConfig, load_config, resolve_data_dir
-from .context import operations as context_ops
-from .context.builder import LLMContext
-from .context.pipeline import build_session_context
-from .context.summarize import Summarizer, summarizer_from_env
+from .context.service_ops import ContextOperations
 from .errors import ConfigurationError, InvalidInputError, SessionNotFoundError
 from .ids import new_id
 from .language import apply_language_policy
@@ -25,7 +22,6 @@ from .live import LiveBus
 from .models import (
     ConversationContext,
     EventType,
-    Fact,
     MemoryEntry,
     MemoryEvent,
     MemorySettings,
@@ -90,7 +86,7 @@ def collect_rag(entries: list[MemoryEntry]) -> RagContext:
     return RagContext(passages=list(passages), sources=sources)
 
 
-class UnifiedMemoryService(PrivacyOperations):
+class UnifiedMemoryService(PrivacyOperations, ContextOperations):
     """Conversation memory shared by voice and text.
 
     ``UnifiedMemoryService()`` keeps everything in this process;
@@ -111,9 +107,7 @@ class UnifiedMemoryService(PrivacyOperations):
         self._ready = False
         #: The user's settings applied to every write (``unimem.privacy.pipeline``).
         self.privacy = PrivacyPipeline()
-        #: Summarizer of older turns for ``build_llm_context``; ``None`` means
-        #: from ``UNIMEM_LLM_*`` on first use (extractive when unset).
-        self.summarizer: Summarizer | None = None
+        self.summarizer = None  # ContextOperations: from UNIMEM_LLM_* on first use
 
     @classmethod
     def from_url(
@@ -551,152 +545,3 @@ class UnifiedMemoryService(PrivacyOperations):
             audit_record("settings_change", user, actor=actor, now=utcnow(), details=changed)
         )
         return new
-
-    # ------------------------------------------------------------------ LLM context
-
-    async def build_llm_context(
-        self,
-        session_id: str,
-        current_query: str,
-        rag_results: Sequence[Any] | None = None,
-        max_tokens: int = 4000,
-        model: str = "gpt-4o",
-        budget_ms: float | None = None,
-        *,
-        user_id: str | None = None,
-    ) -> LLMContext:
-        """The messages to send the LLM for this turn, within ``max_tokens``.
-
-        System prompt (language and switches, mode, numbered passages with
-        sources), pinned facts, a summary of older turns, the history ordered by
-        turn start, then ``current_query`` (see :mod:`unimem.context.builder`).
-        The result is a list of ``{"role", "content"}`` dicts with
-        ``token_count``, ``degradations`` and ``summary_used`` attributes.
-        With ``budget_ms`` (ms left of the voice turn) it never waits past it
-        and cuts passages to 5/3/1; degradations are also recorded on the last
-        user entry.
-
-        Raises:
-            InvalidInputError: bad ``max_tokens`` (1..1,000,000), ``budget_ms``,
-                ``model`` or ``rag_results``.
-            SessionNotFoundError: the session belongs to another user.
-        """
-        check_id(session_id, "session_id")
-        if not isinstance(current_query, str):
-            raise InvalidInputError("current_query must be a string", field="current_query")
-        check_content_size(current_query, self.config.max_content_bytes)
-        check_range(max_tokens, "max_tokens", 1, 1_000_000)
-        if not isinstance(model, str) or not model.strip():
-            raise InvalidInputError("model must be a model name such as 'gpt-4o'", field="model")
-        if budget_ms is not None and (
-            isinstance(budget_ms, bool) or not isinstance(budget_ms, int | float) or budget_ms < 0
-        ):
-            raise InvalidInputError(
-                "budget_ms must be a number of milliseconds >= 0", field="budget_ms"
-            )
-        if rag_results is not None and (
-            isinstance(rag_results, str | bytes) or not isinstance(rag_results, Sequence)
-        ):
-            raise InvalidInputError("rag_results must be a list", field="rag_results")
-        await self._owned_session(session_id, user_id)
-        if self.summarizer is None:
-            self.summarizer = summarizer_from_env()
-        return await build_session_context(
-            await self._store(),
-            session_id=session_id,
-            user_id=self._user(user_id),
-            query=current_query,
-            rag_results=rag_results,
-            max_tokens=max_tokens,
-            model=model,
-            budget_ms=budget_ms,
-            summarizer=self.summarizer,
-            window=self.config.max_context_messages,
-        )
-
-    async def pin_entry(
-        self, session_id: str, entry_id: str, *, user_id: str | None = None
-    ) -> Fact:
-        """Pin an entry's content as a fact of the session's owner: it appears in
-        every context of that user until deleted (pinning twice returns the same fact).
-
-        Raises:
-            SessionNotFoundError: unknown session, or another user's.
-            EntryNotFoundError: no such entry in the session.
-        """
-        check_id(session_id, "session_id")
-        check_id(entry_id, "entry_id")
-        state = await self._owned_session(session_id, user_id)
-        if state is None:
-            raise SessionNotFoundError(f"no session {session_id!r} for this user")
-        store = await self._store()
-        fact, new = await context_ops.pin_stored_entry(store, session_id, entry_id, state.user_id)
-        return await self._store_fact(fact) if new else fact
-
-    async def add_fact(
-        self, user_id: str | None, text: str, kind: str = "note", *, session_id: str | None = None
-    ) -> Fact:
-        """Add a pinned fact (``kind``: ``allergy``, ``medication``, ``preference``, ...)
-        that appears in every context of the user until deleted.
-
-        Raises:
-            InvalidInputError: empty text or kind; ContentTooLargeError: text too long.
-        """
-        if isinstance(text, str):
-            check_content_size(text, self.config.max_content_bytes)
-        if session_id is not None:
-            check_id(session_id, "session_id")
-        fact = context_ops.new_fact(self._user(user_id), text, kind, session_id)
-        return await self._store_fact(fact)
-
-    async def _store_fact(self, fact: Fact) -> Fact:
-        """Store a fact under the owner's settings: redacted when ``anonymize_phi``
-        is on, not stored at all when memory is disabled."""
-        settings = await self._settings_of(fact.user_id)
-        if not settings.enabled:
-            return fact
-        store = await self._store()
-        text, _ = await self.privacy.redact_text(fact.text, settings, store, fact.session_id)
-        if text != fact.text:
-            fact = fact.model_copy(update={"text": text})
-        return await store.put_fact(fact)
-
-    async def list_facts(self, user_id: str | None = None) -> list[Fact]:
-        """The user's pinned facts, oldest first."""
-        return await (await self._store()).list_facts(self._user(user_id))
-
-    async def delete_fact(self, user_id: str | None, fact_id: str) -> bool:
-        """Delete one pinned fact of the user; whether it existed."""
-        check_id(fact_id, "fact_id")
-        return await (await self._store()).delete_fact(self._user(user_id), fact_id)
-
-    async def mark_interrupted(
-        self, session_id: str, entry_id: str, spoken_text: str, *, user_id: str | None = None
-    ) -> MemoryEntry:
-        """Record that the user cut a voice answer off after hearing ``spoken_text``.
-
-        The entry's content becomes ``spoken_text`` (so the next context holds
-        what was heard); the full answer stays in ``metadata["generated_text"]``
-        with ``metadata["interrupted"] = True``. Records an ``interruption`` event.
-
-        Raises:
-            SessionNotFoundError: unknown session, or another user's.
-            EntryNotFoundError: no such entry; InvalidInputError: not an assistant entry.
-        """
-        check_id(session_id, "session_id")
-        check_id(entry_id, "entry_id")
-        if not isinstance(spoken_text, str):
-            raise InvalidInputError("spoken_text must be a string", field="spoken_text")
-        check_content_size(spoken_text, self.config.max_content_bytes)
-        MemoryEntry(role="assistant", content=spoken_text)  # same text rules as any content
-        state = await self._owned_session(session_id, user_id)
-        if state is None:
-            raise SessionNotFoundError(f"no session {session_id!r} for this user")
-        store = await self._store()
-        settings = await self._settings_of(state.user_id)
-        heard, _ = await self.privacy.redact_text(
-            spoken_text, settings, store, session_id, state.current_language
-        )
-        entry, data = await context_ops.interrupt_entry(store, session_id, entry_id, heard)
-        await self.add_event(session_id, EventType.INTERRUPTION, data, user_id=state.user_id)
-        return entry
