@@ -224,6 +224,24 @@ test("an Arabic message renders right to left", async () => {
   await shot(first, "04-arabic-rtl");
 });
 
+test("a message with PHI is stored redacted and flagged on every tab", async () => {
+  const first = ctx.page;
+  const second = ctx.second;
+  const box = second.getByLabel("Message", { exact: true });
+  await box.fill("My SSN is 123-45-6789, call me on 555-123-4567");
+  await box.press("Enter");
+  for (const page of [second, first]) {
+    const flagged = page.locator('[data-testid="message"]', { has: page.getByTestId("phi-badge") });
+    await flagged.waitFor();
+    const text = await flagged.getByTestId("message-content").innerText();
+    assert.ok(!text.includes("123-45-6789") && !text.includes("555-123-4567"), `not redacted: ${text}`);
+  }
+  const stored = await api(`/v1/sessions/${sessionId}/history`);
+  assert.equal(stored.filter((e) => e.phi_detected).length, 1);
+  assert.ok(!JSON.stringify(stored).includes("123-45-6789"));
+  await shot(first, "05-phi-flag");
+});
+
 test("the context inspector shows the messages an LLM would get, with a token count", async () => {
   const page = ctx.page;
   await page.getByLabel("Next question").fill("Is it safe in pregnancy?");
@@ -235,7 +253,7 @@ test("the context inspector shows the messages an LLM would get, with a token co
   const text = await inspector.innerText();
   assert.ok(text.includes("Is it safe in pregnancy?"));
   assert.ok(text.includes("What is metformin used for?"));
-  await shot(page, "05-context-inspector");
+  await shot(page, "06-context-inspector");
 });
 
 test("delete all empties the history and the server confirms it", async () => {
@@ -244,7 +262,7 @@ test("delete all empties the history and the server confirms it", async () => {
   await page.getByRole("button", { name: "Delete…" }).click();
   const dialog = page.getByRole("alertdialog");
   await dialog.waitFor();
-  await shot(page, "06-delete-confirm");
+  await shot(page, "07-delete-confirm");
   await dialog.getByRole("button", { name: "Yes, delete" }).click();
   await page.getByTestId("deletion-receipt").waitFor();
   await page.getByTestId("history-empty").waitFor();
@@ -252,7 +270,7 @@ test("delete all empties the history and the server confirms it", async () => {
   assert.deepEqual(await api(`/v1/sessions/${sessionId}/events?limit=100`), []);
   await page.reload();
   await page.getByTestId("history-empty").waitFor();
-  await shot(page, "07-after-delete");
+  await shot(page, "08-after-delete");
 });
 
 test("without speech recognition the page says so and typing still works", async () => {
@@ -261,7 +279,7 @@ test("without speech recognition the page says so and typing still works", async
   const page = await openSession(context, `${sessionId}-nospeech`);
   await page.getByRole("button", { name: "Voice", exact: true }).click();
   await page.getByTestId("voice-unsupported").waitFor();
-  await shot(page, "08-no-speech-mobile");
+  await shot(page, "09-no-speech-mobile");
   await page.getByRole("button", { name: "Text", exact: true }).click();
   await sendText(page, "typing still works");
   assert.deepEqual(page.errors, []);
@@ -279,7 +297,7 @@ test("with auth on, the page asks for a token and then works with it", async () 
   const authSession = `${sessionId}-auth`;
   await page.goto(`${AUTH_URL}/?session=${authSession}`);
   await page.getByRole("heading", { name: "Sign in" }).waitFor();
-  await shot(page, "09-sign-in");
+  await shot(page, "10-sign-in");
   await page.getByLabel("Access token").fill(TOKEN);
   await page.getByRole("button", { name: "Use token" }).click();
   await page.getByRole("heading", { name: "Sign in" }).waitFor({ state: "detached" });
@@ -308,7 +326,7 @@ async function main() {
   let passed = 0;
   let failed = 0;
   try {
-    for (const { name, fn } of tests) {
+    for (const [index, { name, fn }] of tests.entries()) {
       const start = Date.now();
       try {
         await fn();
@@ -317,24 +335,25 @@ async function main() {
       } catch (err) {
         failed += 1;
         console.log(`FAIL ${name}\n     ${String(err?.stack ?? err).split("\n").slice(0, 6).join("\n     ")}`);
-        for (const page of [ctx.page, ctx.second]) {
-          if (page && !page.isClosed()) await shot(page, `failed-${tests.indexOf(tests.find((t) => t.name === name))}`).catch(() => {});
+        for (const [tab, page] of [["first", ctx.page], ["second", ctx.second]]) {
+          if (page && !page.isClosed()) await shot(page, `failed-${index + 1}-${tab}`).catch(() => {});
         }
-        // Later tests build on earlier ones: stop at the first failure.
+        // Later tests build on the state earlier ones left: stop here.
         break;
       }
     }
+    // Uncaught exceptions or console errors in the page fail the run too.
     for (const page of [ctx.page, ctx.second]) {
       if (page?.errors?.length) {
         failed += 1;
-        console.log(`FAIL page errors: ${page.errors.join(" | ")}`);
+        console.log(`FAIL errors in the page: ${page.errors.join(" | ")}`);
       }
     }
   } finally {
     await browser.close();
   }
-  const skipped = tests.length - passed - (failed > 0 ? 1 : 0);
-  console.log(`e2e: ${passed} passed, ${failed} failed${skipped > 0 && failed ? `, ${skipped} skipped` : ""}`);
+  const notRun = tests.length - passed - Math.min(failed, 1);
+  console.log(`e2e: ${passed} passed, ${failed} failed${notRun > 0 ? ` (${notRun} not run)` : ""}`);
   console.log(`screenshots: ${OUT}`);
   process.exit(failed ? 1 : 0);
 }
