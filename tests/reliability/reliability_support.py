@@ -266,6 +266,7 @@ async def history(client: httpx.AsyncClient, session_id: str) -> list[dict[str, 
 
 def assert_timeline(entries: list[dict[str, Any]]) -> None:
     """seq is 1..n without gaps and every id appears once."""
-    assert [e["seq"] for e in entries] == list(range(1, len(entries) + 1))
+    seqs = [e["seq"] for e in entries]
+    assert seqs == list(range(1, len(entries) + 1)), f"seq not 1..n: {seqs[:8]}..{seqs[-3:]}"
     ids = [e["id"] for e in entries]
     assert len(ids) == len(set(ids)), "an entry is stored twice"
