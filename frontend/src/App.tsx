@@ -144,7 +144,6 @@ export function App({ WebSocketImpl, client: injected }: AppProps) {
           <section className="chat" aria-label="Chat">
             <ChatHistory
               timeline={memory.timeline}
-              streaming={memory.streaming}
               loading={memory.status === "loading"}
             />
             <div className="composer">

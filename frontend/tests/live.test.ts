@@ -4,17 +4,18 @@ import { connectLive, parseLive, type LiveStatus } from "../src/api/live";
 import { asWebSocket, FakeWebSocket, makeEntry, makeEvent } from "./fakes";
 
 describe("parseLive", () => {
-  it("reads entry and event frames in the server's {kind, item} shape", () => {
+  it("reads entry and event frames in the server's {type, item} shape", () => {
     const entry = makeEntry();
     const event = makeEvent();
-    expect(parseLive(JSON.stringify({ kind: "entry", session_id: "s1", item: entry }))).toEqual({ kind: "entry", item: entry });
-    expect(parseLive(JSON.stringify({ type: "event", data: event }))).toEqual({ kind: "event", item: event });
+    expect(parseLive(JSON.stringify({ type: "entry", item: entry }))).toEqual({ kind: "entry", item: entry });
+    expect(parseLive(JSON.stringify({ type: "event", item: event }))).toEqual({ kind: "event", item: event });
+    expect(parseLive(JSON.stringify({ type: "ready", session_id: "s1" }))).toBeNull();
   });
 
   it("ignores frames it does not understand instead of throwing", () => {
     expect(parseLive("not json")).toBeNull();
-    expect(parseLive(JSON.stringify({ kind: "ping" }))).toBeNull();
-    expect(parseLive(JSON.stringify({ kind: "entry", item: { no: "id" } }))).toBeNull();
+    expect(parseLive(JSON.stringify({ type: "pong" }))).toBeNull();
+    expect(parseLive(JSON.stringify({ type: "entry", item: { no: "id" } }))).toBeNull();
     expect(parseLive("[1,2]")).toBeNull();
   });
 });
@@ -40,7 +41,7 @@ describe("connectLive", () => {
       WebSocketImpl: asWebSocket,
     });
     FakeWebSocket.last().open();
-    FakeWebSocket.last().push({ kind: "entry", item: makeEntry() });
+    FakeWebSocket.last().push({ type: "entry", item: makeEntry() });
     expect(received).toHaveLength(1);
 
     FakeWebSocket.last().drop(1006);

@@ -40,7 +40,7 @@ describe("useUnifiedMemory", () => {
       content: "what is metformin for?",
       mode: "text",
     });
-    act(() => FakeWebSocket.last().push({ kind: "entry", item: stored }));
+    act(() => FakeWebSocket.last().push({ type: "entry", item: stored }));
     expect(hook.result.current.messages).toHaveLength(1);
     expect(hook.result.current.messages[0]).toMatchObject({ seq: 1, mode: "text" });
   });
@@ -50,8 +50,8 @@ describe("useUnifiedMemory", () => {
     await waitFor(() => expect(hook.result.current.status).toBe("ready"));
     act(() => FakeWebSocket.last().open());
     act(() => {
-      FakeWebSocket.last().push({ kind: "entry", item: makeEntry({ seq: 1, content: "from my phone", mode: "voice" }) });
-      FakeWebSocket.last().push({ kind: "entry", item: makeEntry({ seq: 2, content: "other session", session_id: "s2" }) });
+      FakeWebSocket.last().push({ type: "entry", item: makeEntry({ seq: 1, content: "from my phone", mode: "voice" }) });
+      FakeWebSocket.last().push({ type: "entry", item: makeEntry({ seq: 2, content: "other session", session_id: "s2" }) });
     });
     expect(hook.result.current.messages.map((m) => m.content)).toEqual(["from my phone"]);
   });
@@ -154,5 +154,21 @@ describe("useUnifiedMemory", () => {
       await hook.result.current.markInterrupted(id, "Take one tablet");
     });
     expect(hook.result.current.messages[0]).toMatchObject({ content: "Take one tablet", metadata: { interrupted: true } });
+  });
+
+  it("fetches an answer again when another client marks it interrupted", async () => {
+    const server = new FakeServer();
+    const answer = makeEntry({ seq: 1, role: "assistant", content: "Take one tablet twice a day." });
+    server.entries = [answer];
+    const { hook } = setup(server);
+    await waitFor(() => expect(hook.result.current.messages).toHaveLength(1));
+    server.entries = [{ ...answer, content: "Take one", metadata: { interrupted: true } }];
+    act(() =>
+      FakeWebSocket.last().push({
+        type: "event",
+        item: makeEvent({ seq: 1, event_type: "interruption", data: { entry_id: answer.id } }),
+      }),
+    );
+    await waitFor(() => expect(hook.result.current.messages[0]?.content).toBe("Take one"));
   });
 });

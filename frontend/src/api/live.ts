@@ -28,22 +28,15 @@ export function parseLive(raw: string): LiveMessage | null {
     return null;
   }
   if (!isObject(data)) return null;
-  const kind = data.kind ?? data.type;
-  const item = data.item ?? data.data ?? data.entry ?? data.event;
+  const kind = data.type;
+  const item = data.item;
   if (kind === "entry" && isObject(item) && typeof item.id === "string") {
     return { kind: "entry", item: item as unknown as MemoryEntry };
   }
   if (kind === "event" && isObject(item) && typeof item.event_type === "string") {
     return { kind: "event", item: item as unknown as MemoryEvent };
   }
-  if (kind === "deleted" || kind === "memory_deleted") {
-    return { kind: "deleted", scope: typeof data.scope === "string" ? data.scope : "all" };
-  }
-  if ((kind === "delta" || kind === "assistant_delta") && typeof data.text === "string") {
-    const entryId = typeof data.entry_id === "string" ? data.entry_id : "pending";
-    return { kind: "delta", entry_id: entryId, text: data.text };
-  }
-  return null;
+  return null; // "ready", "pong", ...: nothing for the timeline
 }
 
 export interface LiveOptions {

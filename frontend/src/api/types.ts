@@ -120,12 +120,8 @@ export interface DeletionReceipt {
   counts: Record<string, number>;
 }
 
-/** A message pushed over the live WebSocket. */
-export type LiveMessage =
-  | { kind: "entry"; item: MemoryEntry }
-  | { kind: "event"; item: MemoryEvent }
-  | { kind: "deleted"; scope: string }
-  | { kind: "delta"; entry_id: string; text: string };
+/** A stored item pushed over the live WebSocket (`{"type", "item"}` frames). */
+export type LiveMessage = { kind: "entry"; item: MemoryEntry } | { kind: "event"; item: MemoryEvent };
 
 // ------------------------------------------------------------ drift checks
 //

@@ -7,8 +7,6 @@ import { KeyboardIcon, MicIcon } from "./icons";
 
 export interface ChatHistoryProps {
   timeline: TimelineItem[];
-  /** Partial assistant replies being streamed, by entry id. */
-  streaming?: Record<string, string>;
   loading?: boolean;
 }
 
@@ -163,15 +161,14 @@ function Marker({ event }: { event: MemoryEvent }) {
 }
 
 /** The conversation: messages with mode and language badges, and switch markers between them. */
-export function ChatHistory({ timeline, streaming = {}, loading = false }: ChatHistoryProps) {
+export function ChatHistory({ timeline, loading = false }: ChatHistoryProps) {
   const end = useRef<HTMLLIElement | null>(null);
-  const pending = Object.entries(streaming);
 
   useEffect(() => {
     end.current?.scrollIntoView?.({ block: "end" });
-  }, [timeline.length, pending.length]);
+  }, [timeline.length]);
 
-  if (!loading && timeline.length === 0 && pending.length === 0) {
+  if (!loading && timeline.length === 0) {
     return (
       <div className="history empty" data-testid="history-empty">
         <p>No messages yet. Type below, or switch to Voice and speak.</p>
@@ -183,17 +180,6 @@ export function ChatHistory({ timeline, streaming = {}, loading = false }: ChatH
       {timeline.map((item) =>
         item.kind === "entry" ? <Message key={item.key} entry={item.entry} /> : <Marker key={item.key} event={item.event} />,
       )}
-      {pending.map(([id, text]) => (
-        <li key={`stream:${id}`} className="message role-assistant streaming" aria-busy="true">
-          <div className="meta">
-            <span className="role">Assistant</span>
-            <span className="badge">answering…</span>
-          </div>
-          <p className="content" dir="auto">
-            {text}
-          </p>
-        </li>
-      ))}
       <li ref={end} aria-hidden="true" className="end" />
     </ol>
   );

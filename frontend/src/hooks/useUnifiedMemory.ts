@@ -66,8 +66,6 @@ export interface UnifiedMemory {
   markInterrupted: (entryId: string, spokenText: string) => Promise<MemoryEntry>;
   inspectContext: (query: string) => Promise<LlmContext>;
   refresh: () => Promise<void>;
-  /** Partial assistant replies being streamed, by entry id. */
-  streaming: Record<string, string>;
   status: LoadStatus;
   error: string | null;
   authRequired: boolean;
@@ -85,7 +83,6 @@ export function useUnifiedMemory(options: UseUnifiedMemoryOptions): UnifiedMemor
   const [mode, setMode] = useState<Mode>("text");
   const [language, setLanguage] = useState<string | null>(null);
   const [sessionLanguage, setSessionLanguage] = useState<string | null>(null);
-  const [streaming, setStreaming] = useState<Record<string, string>>({});
   const [status, setStatus] = useState<LoadStatus>("loading");
   const [error, setError] = useState<string | null>(null);
   const [authRequired, setAuthRequired] = useState(false);
@@ -149,11 +146,6 @@ export function useUnifiedMemory(options: UseUnifiedMemoryOptions): UnifiedMemor
           const entry = message.item;
           if (entry.session_id && entry.session_id !== sessionId) return;
           setMessages((current) => sortEntries(upsertById(current, entry)));
-          setStreaming((current) => {
-            if (!(entry.id in current) && !("pending" in current)) return current;
-            const { [entry.id]: _done, pending: _pending, ...rest } = current;
-            return rest;
-          });
           if (entry.role === "user" && entry.language) setSessionLanguage(entry.language);
           break;
         }
@@ -169,17 +161,6 @@ export function useUnifiedMemory(options: UseUnifiedMemoryOptions): UnifiedMemor
           if (event.event_type === "interruption") void refresh();
           break;
         }
-        case "delta":
-          setStreaming((current) => ({
-            ...current,
-            [message.entry_id]: (current[message.entry_id] ?? "") + message.text,
-          }));
-          break;
-        case "deleted":
-          setMessages([]);
-          setEvents([]);
-          void refresh();
-          break;
       }
     },
     [sessionId, refresh],
@@ -188,7 +169,6 @@ export function useUnifiedMemory(options: UseUnifiedMemoryOptions): UnifiedMemor
   useEffect(() => {
     setMessages([]);
     setEvents([]);
-    setStreaming({});
     setStatus("loading");
     void refresh();
     const connection = connectLive({
@@ -296,8 +276,7 @@ export function useUnifiedMemory(options: UseUnifiedMemoryOptions): UnifiedMemor
         const receipt = await client.deleteMemory(scope, sessionId);
         setMessages([]);
         setEvents([]);
-        setStreaming({});
-        await refresh();
+            await refresh();
         return receipt;
       } catch (exc) {
         return fail(exc);
@@ -347,7 +326,6 @@ export function useUnifiedMemory(options: UseUnifiedMemoryOptions): UnifiedMemor
     markInterrupted,
     inspectContext,
     refresh,
-    streaming,
     status,
     error,
     authRequired,
