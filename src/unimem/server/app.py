@@ -126,12 +126,14 @@ def create_app(
         relay = await _start_relay(settings, memory)
         await asyncio.to_thread(_warm_up)
         app.state.service = memory
-        mode = (
-            "local mode (no UNIMEM_JWT_SECRET: loopback only, user 'local')"
-            if (settings.local_mode)
-            else "token auth (HS256)"
-        )
-        log.info("unimem %s ready: store %s, %s", __version__, _scheme(settings), mode)
+        if settings.local_mode:
+            log.warning(
+                "unimem %s: LOCAL MODE (no UNIMEM_JWT_SECRET): loopback clients only, "
+                "every request is user %r",
+                __version__,
+                settings.local_user,
+            )
+        log.info("unimem %s ready: store %s", __version__, _scheme(settings))
         try:
             yield
         finally:
