@@ -128,8 +128,13 @@ def _medical_words() -> frozenset[str]:
     return get_lexicon().medical
 
 
+@functools.lru_cache(maxsize=65_536)
 def score_sentence(sentence: str, role: str) -> float:
-    """How much a sentence is worth keeping: facts up, chatter down (may be negative)."""
+    """How much a sentence is worth keeping: facts up, chatter down (may be negative).
+
+    Cached: a stored summary's lines are re-scored on every build that has to
+    shorten it, and each score costs a dozen regular-expression scans.
+    """
     score = 0.0
     medical = _medical_words()
     terms = len(_FACT_TERMS.findall(sentence))
@@ -277,6 +282,12 @@ def _merge_correction(lines: list[SummaryLine], correction: SummaryLine) -> None
     correction.score = max(correction.score, earlier.score) + 1.0
 
 
+@functools.lru_cache(maxsize=65_536)
+def _corrections_in(text: str) -> tuple[str, ...]:
+    # Cached: the same history messages are scanned on every build.
+    return tuple(s for s in _sentences(text) if _CORRECTION.search(s))
+
+
 def apply_corrections(summary: str, messages: Sequence[Mapping[str, Any]]) -> str:
     """Mark summary lines that newer ``messages`` (kept verbatim) correct.
 
@@ -289,9 +300,7 @@ def apply_corrections(summary: str, messages: Sequence[Mapping[str, Any]]) -> st
     lines: list[SummaryLine] | None = None
     for message in messages:
         role = str(message.get("role", "user"))
-        for sentence in _sentences(content_text(message.get("content"))):
-            if not _CORRECTION.search(sentence):
-                continue
+        for sentence in _corrections_in(content_text(message.get("content"))):
             if lines is None:
                 lines = parse_summary(summary)
             correction = SummaryLine(role, sentence, 0.0, len(lines))
