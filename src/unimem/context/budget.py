@@ -5,7 +5,8 @@ A voice turn has 700 ms end to end (see the field notes). The caller passes
 context. Context building then never waits past that: slow store reads are
 abandoned (the context is built from what arrived), a new summary is not
 made with an LLM (the cached one is used), and retrieved passages are cut to
-5 when more than 600 ms remain, 3 when more than 400 ms remain, otherwise 1.
+5 when more than 600 ms remain, 3 when more than 400 ms remain, otherwise 1
+(judged on ``budget_ms`` as passed, so one request always gets the same cut).
 """
 
 from __future__ import annotations

@@ -165,8 +165,10 @@ async def build_session_context(
         degradations.append(DEGRADATION_MEMORY_TIMEOUT)
 
     passages = normalize_passages(rag_results)
-    if deadline.limited:
-        limit = passage_limit(deadline.remaining_ms())
+    if budget_ms is not None:
+        # From the time left when the turn asked, so the same request always
+        # gets the same passages (memory reads take a millisecond or two).
+        limit = passage_limit(budget_ms)
         if len(passages) > limit:
             degradations.append(f"rag_passages_cut_to_{limit}")
             passages = passages[:limit]
