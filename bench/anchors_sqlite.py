@@ -64,7 +64,7 @@ async def run(args: argparse.Namespace, tmp: Path) -> dict[str, dict[str, float]
 
     floor = sqlite3.connect(tmp / "floor.db", isolation_level=None)
     floor.execute("PRAGMA journal_mode=WAL")
-    floor.execute("PRAGMA synchronous=NORMAL")
+    floor.execute("PRAGMA synchronous=FULL")  # durable per commit, like unimem
     floor.execute("CREATE TABLE m (seq INTEGER PRIMARY KEY, data TEXT)")
     payload = json.dumps({"role": "user", "content": MESSAGE})
 
