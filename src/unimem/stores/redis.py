@@ -89,6 +89,28 @@ def _ms(entry: MemoryEntry) -> int:
     return int(entry.timestamp.timestamp() * 1000)
 
 
+class _Pipe:
+    """A pipeline that sends scripts by SHA (``EVALSHA``) and remembers them, so
+    that :meth:`RedisSessionCache._run` can load and resend any Redis lost."""
+
+    __slots__ = ("by_sha", "pipe", "scripts")
+
+    def __init__(self, pipe: Any, *, by_sha: bool) -> None:
+        self.pipe = pipe
+        self.by_sha = by_sha  # redis-py refuses EVALSHA in cluster pipelines
+        self.scripts: dict[int, tuple[Any, ...]] = {}
+
+    def eval(self, src: str, numkeys: int, *args: Any) -> None:
+        if not self.by_sha:
+            self.pipe.eval(src, numkeys, *args)
+            return
+        self.scripts[len(self.pipe)] = (src, numkeys, *args)
+        self.pipe.evalsha(lua.sha(src), numkeys, *args)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.pipe, name)
+
+
 @dataclass(slots=True)
 class CachedSession:
     """What the cache holds for a session's context."""
@@ -140,15 +162,33 @@ class RedisSessionCache:
         return k.user_keys(user_id, self.prefix)
 
     async def _run(self, pipe: Any) -> list[Any]:
+        """Execute a pipeline: one round trip (plus one ``SCRIPT LOAD`` and a retry
+        of the scripts Redis did not know, after a restart or ``SCRIPT FLUSH``)."""
         try:
-            return list(await pipe.execute())
+            results = list(await pipe.pipe.execute(raise_on_error=False))
+            missing = [i for i, r in enumerate(results) if isinstance(r, rexc.NoScriptError)]
+            if missing:
+                for src in {pipe.scripts[i][0] for i in missing}:
+                    await self.client.script_load(src)  # every primary, on a cluster
+                retry = self._pipe()
+                for i in missing:
+                    retry.eval(*pipe.scripts[i])
+                again = await retry.pipe.execute(raise_on_error=False)
+                for i, result in zip(missing, again, strict=True):
+                    results[i] = result
         except _UNAVAILABLE as exc:
             raise unavailable(exc) from exc
+        for result in results:
+            if isinstance(result, _UNAVAILABLE):
+                raise unavailable(result) from result
+            if isinstance(result, Exception):
+                raise result
+        return results
 
-    def _pipe(self) -> Any:
+    def _pipe(self) -> _Pipe:
         if isinstance(self.client, RedisCluster):
-            return self.client.pipeline()
-        return self.client.pipeline(transaction=False)
+            return _Pipe(self.client.pipeline(), by_sha=False)
+        return _Pipe(self.client.pipeline(transaction=False), by_sha=True)
 
     # ------------------------------------------------------------------ writes
 

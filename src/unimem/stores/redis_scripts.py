@@ -7,7 +7,25 @@ decimal strings Python formats, so they compare as strings.
 
 from __future__ import annotations
 
-__all__ = ["INSTALL", "READ_SESSION", "READ_USER", "WARM_USER", "WRITE_SESSION", "WRITE_USER"]
+import hashlib
+from functools import cache
+
+__all__ = [
+    "INSTALL",
+    "READ_SESSION",
+    "READ_USER",
+    "WARM_USER",
+    "WRITE_SESSION",
+    "WRITE_USER",
+    "sha",
+]
+
+
+@cache
+def sha(src: str) -> str:
+    """The SHA1 Redis knows a script by (``EVALSHA``)."""
+    return hashlib.sha1(src.encode()).hexdigest()
+
 
 WRITE_SESSION = """
 local cur = redis.call('HMGET', KEYS[1], 'mc', 'ec')
