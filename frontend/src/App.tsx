@@ -145,6 +145,7 @@ export function App({ WebSocketImpl, client: injected }: AppProps) {
             <ChatHistory
               timeline={memory.timeline}
               loading={memory.status === "loading"}
+              onLoadEarlier={memory.hasEarlier ? () => void memory.loadEarlier() : undefined}
             />
             <div className="composer">
               <div className="controls">

@@ -106,7 +106,10 @@ export class FakeServer {
       return json(entry, 201);
     }
     if ((m = path.match(/^\/v1\/sessions\/([^/]+)\/history$/)) && method === "GET") {
-      return json(this.entries);
+      // Like the server: the last `max_messages` entries before `before_seq`, oldest first.
+      const max = Number(url.searchParams.get("max_messages") ?? 50);
+      const before = Number(url.searchParams.get("before_seq") ?? Number.POSITIVE_INFINITY);
+      return json(this.entries.filter((e) => (e.seq ?? 0) < before).slice(-max));
     }
     if ((m = path.match(/^\/v1\/sessions\/([^/]+)\/events$/)) && method === "GET") {
       return json(this.events);

@@ -171,4 +171,21 @@ describe("useUnifiedMemory", () => {
     );
     await waitFor(() => expect(hook.result.current.messages[0]?.content).toBe("Take one"));
   });
+
+  it("pages back through a long conversation with before_seq", async () => {
+    const server = new FakeServer();
+    server.entries = Array.from({ length: 5 }, (_, i) => makeEntry({ seq: i + 1, content: `m${i + 1}` }));
+    const client = new ApiClient({ fetchImpl: server.fetch, baseUrl: "http://test.local" });
+    const hook = renderHook(() =>
+      useUnifiedMemory({ sessionId: "s1", client, WebSocketImpl: asWebSocket, historyLimit: 2 }),
+    );
+    await waitFor(() => expect(hook.result.current.messages.map((m) => m.content)).toEqual(["m4", "m5"]));
+    expect(hook.result.current.hasEarlier).toBe(true);
+    await act(() => hook.result.current.loadEarlier());
+    expect(hook.result.current.messages.map((m) => m.content)).toEqual(["m2", "m3", "m4", "m5"]);
+    expect(server.requests.at(-1)?.path).toBe("/v1/sessions/s1/history?max_messages=2&before_seq=4");
+    await act(() => hook.result.current.loadEarlier());
+    expect(hook.result.current.messages).toHaveLength(5);
+    expect(hook.result.current.hasEarlier).toBe(false);
+  });
 });

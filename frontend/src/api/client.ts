@@ -130,9 +130,11 @@ export class ApiClient {
     return this.json("POST", `/sessions/${enc(sessionId)}/entries`, entry);
   }
 
-  /** The session's messages, oldest first. */
-  getHistory(sessionId: string, maxMessages = 200): Promise<MemoryEntry[]> {
-    return this.json("GET", `/sessions/${enc(sessionId)}/history?max_messages=${maxMessages}`);
+  /** The session's last messages (those before `beforeSeq` when paging back), oldest first. */
+  getHistory(sessionId: string, maxMessages = 200, beforeSeq?: number): Promise<MemoryEntry[]> {
+    const query = new URLSearchParams({ max_messages: String(maxMessages) });
+    if (beforeSeq !== undefined) query.set("before_seq", String(beforeSeq));
+    return this.json("GET", `/sessions/${enc(sessionId)}/history?${query.toString()}`);
   }
 
   /** The session's last `limit` events, oldest first. */

@@ -8,6 +8,8 @@ import { KeyboardIcon, MicIcon } from "./icons";
 export interface ChatHistoryProps {
   timeline: TimelineItem[];
   loading?: boolean;
+  /** Offer to load older messages, calling this. */
+  onLoadEarlier?: () => void;
 }
 
 function entryLanguage(entry: MemoryEntry): string | null {
@@ -161,7 +163,7 @@ function Marker({ event }: { event: MemoryEvent }) {
 }
 
 /** The conversation: messages with mode and language badges, and switch markers between them. */
-export function ChatHistory({ timeline, loading = false }: ChatHistoryProps) {
+export function ChatHistory({ timeline, loading = false, onLoadEarlier }: ChatHistoryProps) {
   const end = useRef<HTMLLIElement | null>(null);
 
   useEffect(() => {
@@ -177,6 +179,13 @@ export function ChatHistory({ timeline, loading = false }: ChatHistoryProps) {
   }
   return (
     <ol className="history" role="log" aria-live="polite" aria-label="Conversation" aria-busy={loading}>
+      {onLoadEarlier ? (
+        <li className="earlier">
+          <button type="button" onClick={onLoadEarlier}>
+            Load earlier messages
+          </button>
+        </li>
+      ) : null}
       {timeline.map((item) =>
         item.kind === "entry" ? <Message key={item.key} entry={item.entry} /> : <Marker key={item.key} event={item.event} />,
       )}

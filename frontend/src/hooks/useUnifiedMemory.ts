@@ -66,6 +66,10 @@ export interface UnifiedMemory {
   markInterrupted: (entryId: string, spokenText: string) => Promise<MemoryEntry>;
   inspectContext: (query: string) => Promise<LlmContext>;
   refresh: () => Promise<void>;
+  /** Whether older messages than those loaded may exist. */
+  hasEarlier: boolean;
+  /** Load the page of messages before the oldest one shown. */
+  loadEarlier: () => Promise<void>;
   status: LoadStatus;
   error: string | null;
   authRequired: boolean;
@@ -87,6 +91,7 @@ export function useUnifiedMemory(options: UseUnifiedMemoryOptions): UnifiedMemor
   const [error, setError] = useState<string | null>(null);
   const [authRequired, setAuthRequired] = useState(false);
   const [live, setLive] = useState<LiveStatus>("connecting");
+  const [hasEarlier, setHasEarlier] = useState(false);
 
   // Latest values for callbacks that must not change identity on every render.
   const state = useRef({ mode, sessionLanguage, count: 0 });
@@ -114,16 +119,19 @@ export function useUnifiedMemory(options: UseUnifiedMemoryOptions): UnifiedMemor
           throw exc;
         }),
       ]);
-      // Server state replaces ours. Kept: unsent local messages, and anything
-      // the live socket delivered after the server answered this read.
+      // Server state replaces ours. Kept: unsent local messages, older pages
+      // loaded with loadEarlier, and anything the live socket delivered after
+      // the server answered this read.
+      const firstEntry = Math.min(Number.MAX_SAFE_INTEGER, ...history.map((m) => m.seq ?? 0));
       const lastEntry = Math.max(0, ...history.map((m) => m.seq ?? 0));
       const lastEvent = Math.max(0, ...stored.map((e) => e.seq ?? 0));
-      setMessages((current) =>
-        sortEntries(mergeById(history, current.filter((m) => m.seq === null || m.seq > lastEntry))),
-      );
+      const keep = (m: MemoryEntry) =>
+        m.seq === null || (history.length > 0 && (m.seq > lastEntry || m.seq < firstEntry));
+      setMessages((current) => sortEntries(mergeById(history, current.filter(keep))));
       setEvents((current) =>
         mergeById(stored, current.filter((e) => e.seq !== null && e.seq > lastEvent)),
       );
+      setHasEarlier(history.length >= historyLimit && (history[0]?.seq ?? 1) > 1);
       if (context?.current_mode && state.current.count === 0) setMode(context.current_mode);
       setSessionLanguage(context?.current_language ?? null);
       setAuthRequired(false);
@@ -309,6 +317,21 @@ export function useUnifiedMemory(options: UseUnifiedMemoryOptions): UnifiedMemor
     [client, sessionId, fail],
   );
 
+  const loadEarlier = useCallback(async (): Promise<void> => {
+    const oldest = Math.min(...messages.map((m) => m.seq ?? Number.MAX_SAFE_INTEGER));
+    if (!Number.isFinite(oldest) || oldest <= 1) {
+      setHasEarlier(false);
+      return;
+    }
+    try {
+      const page = await client.getHistory(sessionId, historyLimit, oldest);
+      setMessages((current) => sortEntries(mergeById(current, page)));
+      setHasEarlier(page.length >= historyLimit && (page[0]?.seq ?? 1) > 1);
+    } catch (exc) {
+      fail(exc);
+    }
+  }, [client, sessionId, historyLimit, messages, fail]);
+
   const timeline = useMemo(() => buildTimeline(messages, events), [messages, events]);
 
   return {
@@ -326,6 +349,8 @@ export function useUnifiedMemory(options: UseUnifiedMemoryOptions): UnifiedMemor
     markInterrupted,
     inspectContext,
     refresh,
+    hasEarlier,
+    loadEarlier,
     status,
     error,
     authRequired,
