@@ -146,6 +146,7 @@ async def measure(base: str, ops: int) -> dict[str, float]:
     a1: list[float] = []
     c1: list[float] = []
     await run_client(base, f"bench-{tag}-solo", ops, a1, c1)
+    print(f"  concurrency 1 done: append p50 {statistics.median(a1):.2f} ms", file=sys.stderr)
     a32: list[float] = []
     c32: list[float] = []
     per_client = max(10, ops // 32)

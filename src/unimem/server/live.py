@@ -128,7 +128,10 @@ async def _serve(
         done, _ = await asyncio.wait({pusher, receiver}, return_when=asyncio.FIRST_COMPLETED)
         for task in done:
             exc = task.exception()
-            if exc is not None and not isinstance(exc, WebSocketDisconnect):
+            # A peer gone mid-send surfaces as OSError or RuntimeError; that is a disconnect.
+            if exc is not None and not isinstance(
+                exc, WebSocketDisconnect | OSError | RuntimeError
+            ):
                 raise exc
     finally:
         for task in (pusher, receiver):
