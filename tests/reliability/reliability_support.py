@@ -118,7 +118,7 @@ class Served:
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
-    def start(self, timeout: float = 40.0) -> None:
+    def start(self, timeout: float = 60.0) -> None:
         """Start the server on a fresh free port and wait until ``/healthz`` answers."""
         assert self.proc is None, "already running"
         self.port = free_port()
