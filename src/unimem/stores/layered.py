@@ -202,8 +202,10 @@ class LayeredStore:
         if isinstance(done, _Down):
             self._missed(user_ids=[user_id])
 
-    async def _invalidate(self, session_ids: Sequence[str], user_ids: Sequence[str]) -> None:
-        done = await self._guard(lambda: self.cache.drop(session_ids, user_ids))
+    async def _invalidate(
+        self, session_ids: Sequence[str], user_ids: Sequence[str], *, settings: bool = False
+    ) -> None:
+        done = await self._guard(lambda: self.cache.drop(session_ids, user_ids, settings=settings))
         if isinstance(done, _Down):
             self._missed(session_ids, user_ids)
 
@@ -475,7 +477,8 @@ class LayeredStore:
         counts = await self.durable.delete_user_data(
             user_id, scope=scope, since=since, session_ids=session_ids
         )
-        await self._invalidate(targets, [user_id])
+        # after "all" not a key of the user is left (settings are read through again)
+        await self._invalidate(targets, [user_id], settings=scope == "all")
         return counts
 
     async def sweep_expired(self, *, now: datetime, default_retention_days: int) -> int:

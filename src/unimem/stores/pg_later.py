@@ -33,6 +33,15 @@ __all__ = ["LaterLayersMixin"]
 _KINDS = ("entries", "events", "sessions", "summaries", "facts")
 
 
+def _delete_all_sql(kinds: Sequence[str], *, by_session: bool) -> str:
+    """One statement deleting the user's rows of ``kinds`` (of sessions ``$2``),
+    returning the count per kind."""
+    where = "user_id = $1" + (" AND session_id = ANY($2::text[])" if by_session else "")
+    ctes = ", ".join(f"d_{k} AS (DELETE FROM {k} WHERE {where} RETURNING 1)" for k in kinds)
+    counts = ", ".join(f"(SELECT count(*) FROM d_{k})" for k in kinds)
+    return f"WITH {ctes} SELECT {counts}"
+
+
 def _count(status: str) -> int:
     """Rows affected, from a command tag such as ``DELETE 3``."""
     return int(status.rsplit(" ", 1)[-1])
@@ -162,11 +171,24 @@ class LaterLayersMixin:
         """
         counts = dict.fromkeys(_KINDS, 0)
         async with self._conn() as conn, conn.transaction():
+            # Lock the sessions first: an append holding a session row commits
+            # before the deletes below read (so its entry is deleted too), and
+            # one arriving later waits and re-plans from what is left. Without
+            # this an append could commit between the deletes, leaving an entry
+            # of a deleted session whose seq a re-created session reuses.
+            await conn.execute(
+                "SELECT 1 FROM sessions WHERE user_id = $1 "
+                "AND ($2::text[] IS NULL OR session_id = ANY($2)) "
+                "ORDER BY session_id FOR UPDATE",
+                user_id,
+                list(session_ids) if scope == "session" else None,
+            )
             if scope == "all":
-                for kind in _KINDS:
-                    counts[kind] = _count(
-                        await conn.execute(f"DELETE FROM {kind} WHERE user_id = $1", user_id)
-                    )
+                # one statement, one snapshot: a session created meanwhile is
+                # deleted with all its rows or kept with all of them
+                row = await conn.fetchrow(_delete_all_sql(_KINDS, by_session=False), user_id)
+                assert row is not None
+                counts.update(zip(_KINDS, row, strict=True))
                 self.forget(everything=True)
             elif scope == "day":
                 if since is None:
@@ -207,14 +229,10 @@ class LaterLayersMixin:
                 self.forget(ids)
             elif scope == "session":
                 ids = list(session_ids)
-                for kind in ("entries", "events", "summaries", "sessions"):
-                    counts[kind] = _count(
-                        await conn.execute(
-                            f"DELETE FROM {kind} WHERE user_id = $1 AND session_id = ANY($2)",
-                            user_id,
-                            ids,
-                        )
-                    )
+                kinds = ("entries", "events", "summaries", "sessions")
+                row = await conn.fetchrow(_delete_all_sql(kinds, by_session=True), user_id, ids)
+                assert row is not None
+                counts.update(zip(kinds, row, strict=True))
                 self.forget(ids)
             else:
                 raise InvalidInputError(

@@ -23,6 +23,8 @@ from typing import Any, cast
 import redis.asyncio as aioredis
 import redis.exceptions as rexc
 from redis.asyncio.cluster import RedisCluster
+from redis.asyncio.retry import Retry
+from redis.backoff import NoBackoff
 
 from ..errors import ConfigurationError, StoreUnavailableError
 from ..models import MemoryEntry, MemoryEvent, SessionInfo, entry_from_json
@@ -63,7 +65,14 @@ def redis_client_from_url(url: str, *, timeout: float = 0.5) -> RedisClient:
     costs a voice turn at most that much before the service degrades.
     """
     scheme = url.split("://", 1)[0].lower()
-    opts: dict[str, Any] = {"socket_timeout": timeout, "socket_connect_timeout": timeout}
+    opts: dict[str, Any] = {
+        "socket_timeout": timeout,
+        "socket_connect_timeout": timeout,
+        # one immediate retry (a pooled connection that died with a restarted
+        # server); redis-py's default backs off for seconds, which would stall
+        # every turn of an outage instead of degrading to PostgreSQL at once
+        "retry": Retry(NoBackoff(), 1),
+    }
     if scheme in ("redis+cluster", "rediss+cluster"):
         inner = url.replace("+cluster", "", 1)
         return RedisCluster.from_url(inner, **opts)
