@@ -11,7 +11,9 @@ Method (what the numbers mean):
   session is written through ``UnifiedMemoryService.add_entry``; the rest of
   the history / the other sessions are bulk-copied from it in SQL (one
   ``INSERT ... SELECT`` over ``generate_series``, ids and seq rewritten, the
-  session row's ``message_count`` set to match), because writing 100,000
+  session row's ``message_count`` set to match; history entries are one
+  minute apart ending now, so the last 24 h hold at most 1,440 of them, which
+  matters to the cross-session recall of ``get_context``), because writing 100,000
   entries one call at a time would take most of the run. A fresh service is
   then opened and the Redis keys dropped, so the first read rebuilds the hot
   window from the durable store exactly as after a Redis restart. Then
@@ -159,14 +161,26 @@ class Backend:
             )
         return "generate_series($2::int, $3::int) AS gs(g)"
 
+    def _minutes_back(self, ts: str, minutes: str) -> tuple[str, str, str]:
+        """(column, column value, JSON timestamp) of ``ts`` moved ``minutes`` back."""
+        if self.kind == "sqlite":
+            value = f"{ts}_us - ({minutes}) * 60000000"
+            return "ts_us", value, f"strftime('%Y-%m-%dT%H:%M:%fZ', ({value}) / 1e6, 'unixepoch')"
+        value = f"{ts} - make_interval(mins => ({minutes})::int)"
+        return "ts", value, f"{value}"
+
     async def copy_history(self, session_id: str, first: int, last: int) -> None:
-        """Entries ``first..last`` of ``session_id``, copies of its entry 1."""
+        """Entries ``first..last`` of ``session_id``, copies of its entry 1, one minute
+        apart and ending now (entry 1 is moved back to ``last`` minutes ago)."""
         new_id = "e.id || '-' || gs.g" if self.kind != "sqlite" else "e.id || '-' || g"
         g = "gs.g" if self.kind != "sqlite" else "g"
+        last_p = "$3" if self.kind == "sqlite" else "$3::int"
+        ts_col, ts_value, ts_json = self._minutes_back("e.ts", f"{last_p} - {g}")
         sel = {
             "seq": g,
             "id": new_id,
-            "data": self._json_set("e.data", {"seq": g, "id": new_id}),
+            ts_col: ts_value,
+            "data": self._json_set("e.data", {"seq": g, "id": new_id, "timestamp": ts_json}),
         }
         cols = await self.columns("entries")
         exprs = ", ".join(sel.get(c, f"e.{c}") for c in cols)
@@ -175,6 +189,15 @@ class Backend:
             f"{self._series()} WHERE e.session_id = $1 AND e.seq = 1",
             session_id,
             first,
+            last,
+        )
+        minutes = "$2" if self.kind == "sqlite" else "$2::int"
+        ts_col, ts_value, ts_json = self._minutes_back("ts", minutes)
+        await self.sql(
+            f"UPDATE entries SET {ts_col} = {ts_value}, data = "
+            + self._json_set("data", {"timestamp": ts_json})
+            + " WHERE session_id = $1 AND seq = 1",
+            session_id,
             last,
         )
         count = "$2" if self.kind == "sqlite" else "$2::int"
