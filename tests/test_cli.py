@@ -184,3 +184,30 @@ def test_unimem_serve_runs_a_real_server(tmp_path: Path) -> None:
         _, err = proc.communicate(timeout=20)
     assert "bearer tokens" in err and f"http://127.0.0.1:{port}" in err
     assert "LOCAL MODE" not in err
+
+
+def test_export_and_delete_open_the_store_like_the_server(tmp_path: Path) -> None:
+    # Content encrypted at rest (UNIMEM_ENCRYPTION_KEYS) reads back through the CLI.
+    from unimem.privacy.crypto import generate_key
+
+    url = _db(tmp_path)
+    keys = generate_key("k1")
+
+    async def seed() -> None:
+        service = UnifiedMemoryService.from_url(url)
+        service.use_encryption(keys)
+        async with service:
+            await service.add_entry("s1", MemoryEntry(role="user", content="secret dose"), "alice")
+
+    asyncio.run(seed())
+    assert b"secret dose" not in (tmp_path / "cli.db").read_bytes()
+    env = {"UNIMEM_ENCRYPTION_KEYS": keys}
+    printed = CliRunner().invoke(
+        main, ["export", "--user", "alice", "--database-url", url], env=env
+    )
+    assert printed.exit_code == 0, printed.output
+    assert json.loads(printed.output)["entries"][0]["content"] == "secret dose"
+    deleted = CliRunner().invoke(
+        main, ["delete", "--user", "alice", "--scope", "all", "--database-url", url, "-y"], env=env
+    )
+    assert json.loads(deleted.output)["counts"]["entries"] == 1

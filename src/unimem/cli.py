@@ -8,6 +8,7 @@ says what to do and exit non-zero; they never print message content.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import ipaddress
 import json
 import os
@@ -15,12 +16,15 @@ import sys
 from collections.abc import Awaitable, Callable, Coroutine
 from functools import wraps
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
 from . import __version__
 from .errors import UnimemError
+
+if TYPE_CHECKING:
+    from .service import UnifiedMemoryService
 
 __all__ = ["main"]
 
@@ -54,6 +58,20 @@ def _database_url(option: str | None) -> str:
 
     url = option or os.environ.get("UNIMEM_DATABASE_URL", "").strip()
     return url or default_database_url()
+
+
+def _open_service(database_url: str | None) -> UnifiedMemoryService:
+    """The service as ``unimem serve`` opens it: ``--database-url`` or
+    ``UNIMEM_DATABASE_URL``, and ``UNIMEM_REDIS_URL``, ``UNIMEM_ENCRYPTION_KEYS``
+    and the ``UNIMEM_*`` limits, so encrypted content reads back and the Redis
+    layers are deleted too."""
+    from .server.app import build_service
+    from .server.settings import ServerSettings
+
+    settings = dataclasses.replace(
+        ServerSettings.from_env(), database_url=_database_url(database_url)
+    )
+    return build_service(settings)
 
 
 def _redacted(url: str) -> str:
@@ -214,9 +232,7 @@ def migrate(database_url: str | None) -> None:
 @_fail_cleanly
 def sweep(database_url: str | None, default_retention_days: int | None) -> None:
     """Delete entries and events older than each user's retention period."""
-    from .service import UnifiedMemoryService
-
-    service = UnifiedMemoryService.from_url(_database_url(database_url))
+    service = _open_service(database_url)
 
     async def sweep_now() -> int:
         return await service.sweep_retention(default_retention_days=default_retention_days)
@@ -242,10 +258,9 @@ def sweep(database_url: str | None, default_retention_days: int | None) -> None:
 @_fail_cleanly
 def export(user: str, database_url: str | None, output: Path | None) -> None:
     """Export everything stored about a user as JSON."""
-    from .service import UnifiedMemoryService
 
     async def go() -> dict[str, Any]:
-        async with UnifiedMemoryService.from_url(_database_url(database_url)) as service:
+        async with _open_service(database_url) as service:
             return await service.export_user_memory(user, actor="cli")
 
     data = _run(go())
@@ -287,10 +302,9 @@ def delete(
     )
     if not yes:
         click.confirm(f"Delete {what} of user {user!r}? This cannot be undone", abort=True)
-    from .service import UnifiedMemoryService
 
     async def go() -> Any:
-        async with UnifiedMemoryService.from_url(_database_url(database_url)) as service:
+        async with _open_service(database_url) as service:
             return await service.delete_user_memory(
                 user, scope, tz=tz, session_id=session_id, actor="cli"
             )

@@ -7,7 +7,8 @@ with a hard deadline; :func:`summarize_with_fallback` turns any failure of it
 into the extractive result plus a recorded degradation, so a summarizer
 outage never fails a turn.
 
-Configuration, read only when :func:`summarizer_from_env` is called:
+Configuration, read only when :func:`summarizer_from_env` is called (the client
+is :mod:`unimem.context.llm_client`, shared with the server's assistant replies):
 
 =========================  =====================================================
 ``UNIMEM_LLM_BASE_URL``    endpoint base, e.g. ``http://127.0.0.1:8000/v1`` (unset:
@@ -20,16 +21,15 @@ Configuration, read only when :func:`summarizer_from_env` is called:
 
 from __future__ import annotations
 
-import asyncio
 import logging
-import os
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
-from ..errors import ConfigurationError, UnimemError
+from ..errors import UnimemError
 from .extractive import ExtractiveSummarizer, parse_summary
+from .llm_client import LLMEndpoint, LLMError, complete, endpoint_from_env
 from .tokens import content_text, fit_text
 
 __all__ = [
@@ -128,7 +128,6 @@ class LLMSummarizer:
                 reply without text. The message names the failure, never content.
         """
         body = {
-            "model": self.model,
             "temperature": 0,
             "max_tokens": max(16, max_tokens),
             "messages": [
@@ -136,32 +135,12 @@ class LLMSummarizer:
                 {"role": "user", "content": self._transcript(messages, previous)},
             ],
         }
-        headers = {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
-        url = self.base_url.rstrip("/") + "/chat/completions"
-        import httpx  # deferred: only deployments with an LLM summarizer pay for it
-
+        endpoint = LLMEndpoint(self.base_url, self.model, self.api_key, self.timeout)
         started = time.perf_counter()
         try:
-            # httpx timeouts apply per phase; asyncio.timeout bounds the whole call.
-            async with asyncio.timeout(self.timeout):
-                async with httpx.AsyncClient(timeout=self.timeout) as client:
-                    response = await client.post(url, json=body, headers=headers)
-        except TimeoutError:
-            raise SummarizerError(
-                f"summarizer endpoint did not answer in {self.timeout} s"
-            ) from None
-        except httpx.HTTPError as exc:
-            raise SummarizerError(
-                f"summarizer endpoint unreachable ({type(exc).__name__}); check UNIMEM_LLM_BASE_URL"
-            ) from None
-        if response.status_code >= 300:
-            raise SummarizerError(f"summarizer endpoint answered HTTP {response.status_code}")
-        try:
-            text = response.json()["choices"][0]["message"]["content"]
-        except (ValueError, KeyError, IndexError, TypeError):
-            raise SummarizerError("summarizer endpoint reply is not a chat completion") from None
-        if not isinstance(text, str) or not text.strip():
-            raise SummarizerError("summarizer endpoint returned an empty summary")
+            text = await complete(endpoint, body, what="summarizer")
+        except LLMError as exc:
+            raise SummarizerError(exc.message) from None
         log.info(
             "llm summary: %d messages in %.1f ms",
             len(messages),
@@ -179,26 +158,14 @@ def summarizer_from_env(env: Mapping[str, str] | None = None) -> Summarizer:
         ConfigurationError: ``UNIMEM_LLM_TIMEOUT`` is not a positive number, or the
             base URL is not http(s).
     """
-    env = os.environ if env is None else env
-    base_url = env.get("UNIMEM_LLM_BASE_URL", "").strip()
-    if not base_url:
+    endpoint = endpoint_from_env(env)
+    if endpoint is None:
         return ExtractiveSummarizer()
-    if not base_url.startswith(("http://", "https://")):
-        raise ConfigurationError("UNIMEM_LLM_BASE_URL must start with http:// or https://")
-    raw_timeout = env.get("UNIMEM_LLM_TIMEOUT", "5").strip() or "5"
-    try:
-        timeout = float(raw_timeout)
-    except ValueError:
-        timeout = -1.0
-    if not timeout > 0:
-        raise ConfigurationError(
-            f"UNIMEM_LLM_TIMEOUT must be a positive number of seconds, got {raw_timeout!r}"
-        )
     return LLMSummarizer(
-        base_url=base_url,
-        model=env.get("UNIMEM_LLM_MODEL", "").strip() or "gpt-4o-mini",
-        api_key=env.get("UNIMEM_LLM_API_KEY", "").strip() or None,
-        timeout=timeout,
+        base_url=endpoint.base_url,
+        model=endpoint.model,
+        api_key=endpoint.api_key,
+        timeout=endpoint.timeout,
     )
 
 

@@ -23,13 +23,14 @@ from starlette.types import Scope
 
 from .. import __version__
 from ..service import UnifiedMemoryService
-from . import live, me, ops, sessions
+from . import live, me, ops, reply, sessions
 from .auth import Authenticator, RateLimiter
 from .errors import install_error_handlers
 from .metrics import Metrics, TimedStore
 from .middleware import BodyLimitMiddleware, LoopbackOnlyMiddleware, MetricsMiddleware
 from .relay import RedisLiveBus
 from .settings import ServerSettings
+from .sweeper import lock_for, sweep_forever
 
 __all__ = ["build_service", "create_app"]
 
@@ -47,14 +48,20 @@ npm run build</code> (it lands in <code>src/unimem/web/dist</code>), then restar
 
 
 def build_service(settings: ServerSettings) -> UnifiedMemoryService:
-    """The memory service the settings name (not yet set up).
+    """The memory service the settings name (not yet set up), encrypting content
+    at rest when ``UNIMEM_ENCRYPTION_KEYS`` is set. The CLI opens it the same way.
 
     Raises:
-        ConfigurationError: a URL cannot work.
+        ConfigurationError: a URL or the keys cannot work.
     """
-    return UnifiedMemoryService.from_url(
+    service = UnifiedMemoryService.from_url(
         archive=settings.database_url, session=settings.redis_url, config=settings.memory
     )
+    if settings.encryption_keys:
+        from ..privacy.crypto import Keyring
+
+        service.use_encryption(Keyring.parse(settings.encryption_keys))
+    return service
 
 
 async def _start_relay(
@@ -134,9 +141,17 @@ def create_app(
                 settings.local_user,
             )
         log.info("unimem %s ready: store %s", __version__, _scheme(settings))
+        sweeper = None
+        if settings.sweep_interval > 0:
+            sweeper = asyncio.create_task(
+                sweep_forever(memory, lock_for(settings), settings.sweep_interval)
+            )
         try:
             yield
         finally:
+            if sweeper is not None:
+                sweeper.cancel()
+                await asyncio.gather(sweeper, return_exceptions=True)
             if relay is not None:
                 await relay.aclose()
             if service is None:
@@ -156,6 +171,7 @@ def create_app(
     app.include_router(ops.router)
     app.include_router(sessions.router)
     app.include_router(me.router)
+    app.include_router(reply.router)
     app.include_router(live.router)
 
     app.add_middleware(BodyLimitMiddleware, limit=settings.max_body_bytes)

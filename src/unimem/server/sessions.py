@@ -10,6 +10,7 @@ from fastapi import APIRouter, Path, Query, Response
 from pydantic import BaseModel
 
 from ..config import MemoryConfig
+from ..errors import SessionNotFoundError
 from ..models import (
     ConversationContext,
     EventType,
@@ -245,6 +246,27 @@ async def mark_interrupted(
     """Keep only what was actually spoken of an interrupted assistant entry."""
     entry = await service.mark_interrupted(session_id, entry_id, body.spoken_text, user_id=user)
     return json_response(entry)
+
+
+class TtlOut(BaseModel):
+    """Whether the session exists (and had its cached layers' expiry pushed back)."""
+
+    session_id: str
+    extended: bool
+
+
+@router.post(
+    "/sessions/{session_id}/extend-ttl",
+    operation_id="extend_ttl",
+    response_model=TtlOut,
+    summary="Keep the session's cached layers alive for another idle period",
+)
+async def extend_ttl(session_id: SessionId, service: ServiceDep, user: UserDep) -> Response:
+    """Push back the expiry of the session's Redis layers (embedded stores never
+    expire). An unknown session, or another user's, is 404."""
+    if not await service.extend_ttl(session_id, user_id=user):
+        raise SessionNotFoundError(f"no session {session_id!r} for this user")
+    return json_response(TtlOut(session_id=session_id, extended=True))
 
 
 @router.post(

@@ -8,6 +8,10 @@
 ``UNIMEM_RATE_LIMIT``           per-user limit such as ``600/minute``; ``off`` disables
 ``UNIMEM_MAX_BODY_BYTES``       largest request body accepted (1048576)
 ``UNIMEM_WEB_DIR``              built web UI to serve at ``/`` (default: the packaged one)
+``UNIMEM_SWEEP_INTERVAL``       seconds between retention sweeps (3600); ``0`` turns them off
+``UNIMEM_ENCRYPTION_KEYS``      keys encrypting content at rest (see ``unimem.privacy.crypto``)
+``UNIMEM_LLM_BASE_URL`` ...     the assistant's OpenAI-compatible endpoint (see
+                                ``unimem.context.llm_client``); unset: no assistant replies
 ==============================  ==============================================
 """
 
@@ -19,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..config import DEFAULT_USER_ID, MemoryConfig, load_config, resolve_data_dir
+from ..context.llm_client import LLMEndpoint, endpoint_from_env
 from ..errors import ConfigurationError
 
 __all__ = ["RateLimit", "ServerSettings", "default_database_url", "parse_rate_limit"]
@@ -94,6 +99,12 @@ class ServerSettings:
     local_user: str = DEFAULT_USER_ID
     #: Redis pub/sub channel prefix of the live relay between workers.
     live_channel_prefix: str = "unimem:live:"
+    #: Seconds between retention sweeps; 0 turns the periodic sweep off.
+    sweep_interval: float = 3600.0
+    #: ``UNIMEM_ENCRYPTION_KEYS`` as given (parsed when the service is built).
+    encryption_keys: str | None = field(default=None, repr=False)
+    #: The assistant's endpoint; ``None``: the server records but does not answer.
+    llm: LLMEndpoint | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         if self.jwt_secret is not None and len(self.jwt_secret.encode()) < MIN_SECRET_BYTES:
@@ -103,6 +114,8 @@ class ServerSettings:
             )
         if self.max_body_bytes < 1024:
             raise ConfigurationError("UNIMEM_MAX_BODY_BYTES must be at least 1024")
+        if not self.sweep_interval >= 0:
+            raise ConfigurationError("UNIMEM_SWEEP_INTERVAL must be a number of seconds >= 0")
 
     @property
     def local_mode(self) -> bool:
@@ -125,6 +138,13 @@ class ServerSettings:
                 f"UNIMEM_MAX_BODY_BYTES must be a whole number, got {raw_body!r}"
             ) from None
         web_dir = env.get("UNIMEM_WEB_DIR", "").strip()
+        raw_sweep = env.get("UNIMEM_SWEEP_INTERVAL", "").strip()
+        try:
+            sweep_interval = float(raw_sweep) if raw_sweep else 3600.0
+        except ValueError:
+            raise ConfigurationError(
+                f"UNIMEM_SWEEP_INTERVAL must be a number of seconds, got {raw_sweep!r}"
+            ) from None
         return cls(
             database_url=env.get("UNIMEM_DATABASE_URL", "").strip() or default_database_url(env),
             redis_url=env.get("UNIMEM_REDIS_URL", "").strip() or None,
@@ -133,4 +153,7 @@ class ServerSettings:
             max_body_bytes=max_body,
             web_dir=Path(web_dir).expanduser() if web_dir else _default_web_dir(),
             memory=load_config(env),
+            sweep_interval=sweep_interval,
+            encryption_keys=env.get("UNIMEM_ENCRYPTION_KEYS", "").strip() or None,
+            llm=endpoint_from_env(env),
         )
