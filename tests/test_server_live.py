@@ -132,3 +132,23 @@ async def test_a_listener_on_an_unowned_id_never_sees_the_owners_items(base: str
         with pytest.raises(ConnectionClosed) as closed:
             await _recv(bob)
         assert closed.value.rcvd is not None and closed.value.rcvd.code == 4404
+
+
+async def test_deleting_memory_tells_the_other_open_tabs(base: str) -> None:
+    async with httpx.AsyncClient(base_url=base, headers=auth("alice")) as http:
+        await http.post("/v1/sessions/s1/entries", json={"role": "user", "content": "hi"})
+        async with _ws(base, "s1", "alice") as other_tab:
+            await _ready(other_tab)
+            # Another user deleting their memory tells alice nothing.
+            r = await http.delete("/v1/me/memory", params={"scope": "all"}, headers=auth("bob"))
+            assert r.status_code == 200
+            with pytest.raises(TimeoutError):
+                await asyncio.wait_for(other_tab.recv(), 0.3)
+            r = await http.delete("/v1/me/memory", params={"scope": "all"})
+            assert r.status_code == 200
+            notice = await _recv(other_tab)
+            assert notice["type"] == "memory_deleted"
+            assert notice["item"]["data"] == {"scope": "all"}
+        # A notice, not a stored event.
+        events = await http.get("/v1/sessions/s1/events")
+        assert events.status_code == 200 and events.json() == []

@@ -7,6 +7,7 @@ Protocol (JSON text frames)::
     server → {"type": "ready", "session_id": ...}           once subscribed
     server → {"type": "entry", "item": {...MemoryEntry}}    stored entries
     server → {"type": "event", "item": {...MemoryEvent}}    stored events
+    server → {"type": "memory_deleted", "item": {...}}      the owner deleted memory: reload
     client → {"type": "entry", "entry": {...}, "trigger"?: ..., "request_id"?: ...}
     server → {"type": "ack", "request_id": ..., "entry": {...}}
     server → {"type": "error", "request_id": ..., "error": {code, message, field}}
@@ -107,7 +108,10 @@ async def _serve(
             # created by another user: only the owner's items are ever sent.
             if message.item.user_id != user:
                 continue
-            await ws.send_text(_frame(message.kind, message.item))
+            kind: str = message.kind
+            if kind == "event" and getattr(message.item, "event_type", "") == "memory_deleted":
+                kind = "memory_deleted"  # a notice from DELETE /v1/me/memory, not stored
+            await ws.send_text(_frame(kind, message.item))
 
     async def receive() -> None:
         while True:

@@ -7,12 +7,15 @@ from typing import Annotated, Any, Literal
 import orjson
 from fastapi import APIRouter, Query, Response
 
-from ..models import DeletionReceipt, MemorySettings
+from ..models import DeletionReceipt, MemoryEvent, MemorySettings
 from .deps import ServiceDep, UserDep
 from .errors import ERROR_RESPONSES
 from .sessions import ID_PATTERN, json_response
 
-__all__ = ["router"]
+__all__ = ["MEMORY_DELETED", "router"]
+
+#: Live-socket notice (never stored) that the owner deleted memory of the session.
+MEMORY_DELETED = "memory_deleted"
 
 router = APIRouter(prefix="/v1/me", tags=["me"], responses=ERROR_RESPONSES)
 
@@ -57,9 +60,24 @@ async def delete_memory(
     """``session`` (``session_id``, or every session not yet closed), ``day``
     (since midnight in ``tz``, UTC by default) or ``all``; returns what was
     removed, per layer. A ``session_id`` of another user is 404."""
+    # Listed first: after the deletion the sessions may be gone.
+    if session_id is not None:
+        affected = [session_id]
+    else:
+        affected = [s.session_id for s in await service.list_sessions(user, limit=1000)]
     receipt: DeletionReceipt = await service.delete_user_memory(
         user, scope, tz=tz, session_id=session_id
     )
+    # Tell the user's other open clients (live socket ``memory_deleted``) to reload.
+    for sid in affected:
+        notice = MemoryEvent(
+            session_id=sid,
+            user_id=user,
+            event_type=MEMORY_DELETED,
+            timestamp=receipt.deleted_at,
+            data={"scope": scope},
+        )
+        service.live.publish(sid, "event", notice)
     return json_response(receipt)
 
 
