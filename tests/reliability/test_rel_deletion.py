@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from reliability_support import (
+    KINDS,
     Stores,
     WriteLog,
     assert_timeline,
@@ -28,26 +29,7 @@ VICTIM_SESSIONS = ["v0", "v1", "v2", "v3"]
 USER_TABLES = ("sessions", "entries", "events", "facts", "summaries")
 
 
-#: Found by this test: PostgresStore.delete_user_data deletes ``entries`` before
-#: ``sessions`` in separate statements, so an append whose version CAS commits in
-#: between leaves an entry row without its session (an orphan with a high seq);
-#: the recreated session later collides with it (UniqueViolation -> 500) and its
-#: history has a seq gap. Locking or deleting the ``sessions`` rows first closes
-#: it. Remove this mark when stores/pg_later.py is fixed.
-PG_DELETE_RACE = pytest.mark.xfail(
-    reason="known race: PostgreSQL delete_user_data(all) vs in-flight append", raises=AssertionError
-)
-
-
-@pytest.mark.parametrize(
-    "kind",
-    [
-        "sqlite",
-        pytest.param(
-            "redis+postgres", marks=[pytest.mark.redis, pytest.mark.postgres, PG_DELETE_RACE]
-        ),
-    ],
-)
+@pytest.mark.parametrize("kind", KINDS)
 async def test_delete_all_during_writes_leaves_nothing_before_it(kind: str, tmp_path: Path):
     async with stores(kind, tmp_path) as store, served(store, tmp_path) as server:
         bystander = WriteLog()
