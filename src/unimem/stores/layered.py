@@ -279,19 +279,17 @@ class LayeredStore:
         self, session_id: str, owner: str | None, max_messages: int, event_limit: int
     ) -> LayeredSnapshot | None:
         since = utcnow() - timedelta(seconds=self.cache.short_term_ttl)
-        pipe = self.cache._pipe()
-        self.cache.queue_read(pipe, session_id, max_messages, event_limit)
+        since_ms = int(since.timestamp() * 1000)
         if owner is not None:
-            self.cache.queue_user_read(
-                pipe,
-                owner,
-                exclude_session=session_id,
-                since_ms=int(since.timestamp() * 1000),
-                limit=max_messages,
-                want_recent=True,
+            raw_session, raw_user = await self.cache.read_both(
+                session_id, owner, max_messages, event_limit, since_ms=since_ms, limit=max_messages
             )
-        replies = await self.cache._run(pipe)
-        cached = self.cache.parse_read(replies[0])
+        else:
+            pipe = self.cache._pipe()
+            self.cache.queue_read(pipe, session_id, max_messages, event_limit)
+            [raw_session] = await self.cache._run(pipe)
+            raw_user = None
+        cached = self.cache.parse_read(raw_session)
         if cached is None or not (cached.complete or len(cached.entries) >= max_messages):
             return None
         state = cached.state
@@ -302,12 +300,12 @@ class LayeredStore:
                 pipe,
                 state.user_id,
                 exclude_session=session_id,
-                since_ms=int(since.timestamp() * 1000),
+                since_ms=since_ms,
                 limit=max_messages,
                 want_recent=True,
             )
-            replies = [None, *(await self.cache._run(pipe))]
-        raw_settings, warm, *rest = replies[1]
+            [raw_user] = await self.cache._run(pipe)
+        raw_settings, warm, *rest = raw_user
         settings = await self._settings(state.user_id, raw_settings)
         recent: list[MemoryEntry] | None = None
         if settings is None or settings.cross_session:

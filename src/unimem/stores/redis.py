@@ -306,6 +306,53 @@ class RedisSessionCache:
             1 if want_recent else 0,
         )
 
+    async def read_both(
+        self,
+        session_id: str,
+        user_id: str,
+        max_messages: int,
+        event_limit: int,
+        *,
+        since_ms: int,
+        limit: int,
+    ) -> tuple[Any, Any]:
+        """The session read and the user read (excluding this session) in one round
+        trip: one script call on a single Redis, a two-command pipeline on a cluster."""
+        pipe = self._pipe()
+        if pipe.by_sha:
+            sk, uk = self.session_keys(session_id), self.user_keys(user_id)
+            pipe.eval(
+                lua.READ_BOTH,
+                8,
+                sk.meta,
+                sk.window,
+                sk.lang,
+                sk.mode,
+                uk.settings,
+                uk.recent,
+                uk.recent_data,
+                uk.warm,
+                max_messages,
+                event_limit,
+                session_id,
+                since_ms,
+                limit,
+                1,
+            )
+            [both] = await self._run(pipe)
+            return both[0], both[1]
+        self.queue_read(pipe, session_id, max_messages, event_limit)
+        self.queue_user_read(
+            pipe,
+            user_id,
+            exclude_session=session_id,
+            since_ms=since_ms,
+            limit=limit,
+            want_recent=True,
+        )
+        first, second = await self._run(pipe)
+        return first, second
+
     async def read(
         self, session_id: str, max_messages: int, event_limit: int
     ) -> CachedSession | None:

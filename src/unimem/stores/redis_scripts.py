@@ -12,6 +12,7 @@ from functools import cache
 
 __all__ = [
     "INSTALL",
+    "READ_BOTH",
     "READ_SESSION",
     "READ_USER",
     "WARM_USER",
@@ -58,22 +59,28 @@ for i = 1, 4 do redis.call('EXPIRE', KEYS[i], ARGV[7]) end
 return 1
 """
 
-READ_SESSION = """
-local m = redis.call('HMGET', KEYS[1], 'state', 'complete', 'mc')
-if not m[1] then return false end
--- keys expiring one after the other at the end of the TTL: treat as not cached
-if m[3] ~= '0' and redis.call('EXISTS', KEYS[2]) == 0 then return false end
-local n = tonumber(ARGV[1])
-local l = tonumber(ARGV[2])
-local e, a, b = {}, {}, {}
--- (a negative zero is not an index Redis accepts)
-if n > 0 then e = redis.call('ZRANGE', KEYS[2], -n, -1) end
-if l > 0 then
-  a = redis.call('LRANGE', KEYS[3], -l, -1)
-  b = redis.call('LRANGE', KEYS[4], -l, -1)
+_READ_SESSION_FN = """
+local function read_session(meta, win, lang, mode, n, l)
+  local m = redis.call('HMGET', meta, 'state', 'complete', 'mc')
+  if not m[1] then return false end
+  -- keys expiring one after the other at the end of the TTL: treat as not cached
+  if m[3] ~= '0' and redis.call('EXISTS', win) == 0 then return false end
+  local e, a, b = {}, {}, {}
+  -- (a negative zero is not an index Redis accepts)
+  if n > 0 then e = redis.call('ZRANGE', win, -n, -1) end
+  if l > 0 then
+    a = redis.call('LRANGE', lang, -l, -1)
+    b = redis.call('LRANGE', mode, -l, -1)
+  end
+  return {m[1], m[2], e, a, b}
 end
-return {m[1], m[2], e, a, b}
 """
+
+READ_SESSION = (
+    _READ_SESSION_FN
+    + "return read_session(KEYS[1], KEYS[2], KEYS[3], KEYS[4], tonumber(ARGV[1]), "
+    + "tonumber(ARGV[2]))"
+)
 
 INSTALL = """
 if redis.call('GET', KEYS[5]) ~= ARGV[1] then return 0 end
@@ -113,20 +120,36 @@ redis.call('EXPIRE', KEYS[4], ARGV[6])
 return 1
 """
 
-READ_USER = """
-local s = redis.call('GET', KEYS[1])
-if ARGV[4] == '0' or redis.call('EXISTS', KEYS[4]) == 0 then return {s, 0} end
-local members = redis.call('ZREVRANGEBYSCORE', KEYS[2], '+inf', ARGV[2])
-local out = {}
-local prefix = ARGV[1] .. ' '
-local limit = tonumber(ARGV[3])
-for _, m in ipairs(members) do
-  if #out >= limit then break end
-  if ARGV[1] == '' or string.sub(m, 1, #prefix) ~= prefix then out[#out + 1] = m end
+_READ_USER_FN = """
+local function read_user(settings, recent, data, warm, exclude, since, limit, want)
+  local s = redis.call('GET', settings)
+  if want == '0' or redis.call('EXISTS', warm) == 0 then return {s, 0} end
+  local members = redis.call('ZREVRANGEBYSCORE', recent, '+inf', since)
+  local out = {}
+  local prefix = exclude .. ' '
+  for _, m in ipairs(members) do
+    if #out >= limit then break end
+    if exclude == '' or string.sub(m, 1, #prefix) ~= prefix then out[#out + 1] = m end
+  end
+  if #out == 0 then return {s, 1} end
+  return {s, 1, redis.call('HMGET', data, unpack(out))}
 end
-if #out == 0 then return {s, 1} end
-return {s, 1, redis.call('HMGET', KEYS[3], unpack(out))}
 """
+
+READ_USER = (
+    _READ_USER_FN
+    + "return read_user(KEYS[1], KEYS[2], KEYS[3], KEYS[4], ARGV[1], ARGV[2], "
+    + "tonumber(ARGV[3]), ARGV[4])"
+)
+
+#: Both reads in one call, for a single Redis (keys of two slots: never on a cluster).
+READ_BOTH = (
+    _READ_SESSION_FN
+    + _READ_USER_FN
+    + "return {read_session(KEYS[1], KEYS[2], KEYS[3], KEYS[4], tonumber(ARGV[1]), "
+    + "tonumber(ARGV[2])), read_user(KEYS[5], KEYS[6], KEYS[7], KEYS[8], ARGV[3], ARGV[4], "
+    + "tonumber(ARGV[5]), ARGV[6])}"
+)
 
 WARM_USER = """
 redis.call('DEL', KEYS[1], KEYS[2])
