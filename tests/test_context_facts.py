@@ -167,3 +167,37 @@ async def test_mark_interrupted_errors(service):
         await service.mark_interrupted("s1", user.id, "h", user_id="mallory")
     with pytest.raises(InvalidInputError):
         await service.mark_interrupted("s1", user.id, "bad\x00text", user_id="alice")
+
+
+async def test_without_cross_session_only_this_sessions_facts_are_recalled(service):
+    await service.update_settings("carol", {"cross_session": False})
+    await service.add_fact("carol", "Allergic to sulfa drugs", kind="allergy")
+    first = await service.add_entry(
+        "visit-a", MemoryEntry(role="user", content="I take lisinopril daily"), user_id="carol"
+    )
+    await service.pin_entry("visit-a", first.id, user_id="carol")
+    here = "\n".join(
+        m["content"] for m in await service.build_llm_context("visit-a", "hi", user_id="carol")
+    )
+    assert "lisinopril" in here
+    assert "sulfa" not in here  # a user-level fact is recall across sessions
+    await service.add_entry("visit-b", MemoryEntry(role="user", content="hello"), user_id="carol")
+    other = "\n".join(
+        m["content"] for m in await service.build_llm_context("visit-b", "hi", user_id="carol")
+    )
+    assert "lisinopril" not in other and "sulfa" not in other
+
+
+async def test_phi_in_heard_text_is_redacted_and_recorded(service):
+    await service.add_entry("s1", MemoryEntry(role="user", content="Call me back", mode="voice"))
+    answer = await service.add_entry(
+        "s1", MemoryEntry(role="assistant", content="I will call you.", mode="voice")
+    )
+    before = await service.get_events("s1", event_type="phi_detected")
+    heard = "I will call you at 555-867-5309"
+    updated = await service.mark_interrupted("s1", answer.id, heard)
+    assert "867-5309" not in updated.content
+    after = await service.get_events("s1", event_type="phi_detected")
+    assert len(after) == len(before) + 1
+    assert after[-1]["entry_id"] == answer.id
+    assert "867" not in str(after[-1].data)  # types and counts, never values

@@ -82,6 +82,10 @@ async def _load(store: DurableStore, session_id: str, user_id: str, window: int)
     snapshot = await store.load_context(session_id, max_messages=window, event_limit=5)
     owner = snapshot.session.user_id if snapshot.session else user_id
     facts = await store.list_facts(owner)
+    if snapshot.settings is not None and not snapshot.settings.cross_session:
+        # cross_session=False: no recall across sessions, pinned facts included;
+        # only the facts pinned in this session come back.
+        facts = [fact for fact in facts if fact.session_id == session_id]
     summary = await store.get_summary(session_id) if snapshot.session else None
     return _Loaded(snapshot, facts, summary)
 

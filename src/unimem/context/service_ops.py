@@ -7,7 +7,7 @@ arguments here and hand the work to the rest of :mod:`unimem.context`.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..config import MemoryConfig
 from ..errors import InvalidInputError, SessionNotFoundError
@@ -19,6 +19,10 @@ from . import operations as context_ops
 from .builder import LLMContext
 from .pipeline import build_session_context
 from .summarize import Summarizer, summarizer_from_env
+
+if TYPE_CHECKING:
+    from ..privacy.pipeline import PhiTally
+    from ..privacy.pseudonyms import SessionTokens
 
 __all__ = ["ContextOperations"]
 
@@ -43,6 +47,12 @@ class ContextOperations:
 
     async def _settings_of(self, user_id: str) -> MemorySettings:
         raise NotImplementedError
+
+    if TYPE_CHECKING:  # provided by PrivacyOperations
+
+        async def _record_phi(
+            self, tally: PhiTally, tokens: SessionTokens | None, item: MemoryEntry | MemoryEvent
+        ) -> None: ...
 
     async def add_event(
         self,
@@ -194,9 +204,10 @@ class ContextOperations:
             raise SessionNotFoundError(f"no session {session_id!r} for this user")
         store = await self._store()
         settings = await self._settings_of(state.user_id)
-        heard, _ = await self.privacy.redact_text(
+        heard, tally = await self.privacy.redact_text(
             spoken_text, settings, store, session_id, state.current_language
         )
         entry, data = await context_ops.interrupt_entry(store, session_id, entry_id, heard)
         await self.add_event(session_id, EventType.INTERRUPTION, data, user_id=state.user_id)
+        await self._record_phi(tally, tally.tokens, entry)
         return entry
