@@ -8,7 +8,10 @@
 // states go to frontend/test-results/.
 
 import assert from "node:assert/strict";
-import { mkdirSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:http";
+import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
@@ -315,12 +318,203 @@ test("with auth on, the page asks for a token and then works with it", async () 
   await context.close();
 });
 
+// ------------------------------------------------------------ the assistant
+//
+// A fake OpenAI-compatible endpoint (real HTTP on loopback, streaming SSE
+// chunks like the real API) and a second `unimem serve` pointed at it.
+
+const REPLIES = [
+  [/migraine/i, ["Migraines are", " headaches that", " come back.", " Rest helps."]],
+  [/.*/, ["Rest,", " water", " and a dark room", " help."]],
+];
+
+function startFakeLlm() {
+  const requests = [];
+  const server = createServer((req, res) => {
+    let raw = "";
+    req.on("data", (chunk) => (raw += chunk));
+    req.on("end", async () => {
+      if (req.method !== "POST" || req.url !== "/v1/chat/completions") {
+        res.writeHead(404).end();
+        return;
+      }
+      const body = JSON.parse(raw);
+      requests.push(body);
+      const last = body.messages.at(-1)?.content ?? "";
+      const pieces = REPLIES.find(([pattern]) => pattern.test(last))[1];
+      res.writeHead(200, { "Content-Type": "text/event-stream" });
+      const chunk = (delta) =>
+        `data: ${JSON.stringify({ id: "c1", object: "chat.completion.chunk", choices: [{ index: 0, delta, finish_reason: null }] })}\n\n`;
+      res.write(chunk({ role: "assistant" }));
+      for (const piece of pieces) {
+        // Slow enough for the page to show the reply growing.
+        await new Promise((resolve) => setTimeout(resolve, 250));
+        res.write(chunk({ content: piece }));
+      }
+      res.end("data: [DONE]\n\n");
+    });
+  });
+  return new Promise((resolve) => {
+    server.listen(0, "127.0.0.1", () => {
+      const url = `http://127.0.0.1:${server.address().port}/v1`;
+      resolve({ url, requests, close: () => new Promise((done) => server.close(done)) });
+    });
+  });
+}
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.on("error", reject);
+    probe.listen(0, "127.0.0.1", () => {
+      const { port } = probe.address();
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+async function startServeWithLlm(llmUrl) {
+  const port = await freePort();
+  const dataDir = mkdtempSync(join(tmpdir(), "unimem-e2e-llm-"));
+  const env = { ...process.env, UNIMEM_DATA_DIR: dataDir, UNIMEM_LLM_BASE_URL: llmUrl, UNIMEM_LLM_MODEL: "fake-chat" };
+  for (const name of ["UNIMEM_JWT_SECRET", "UNIMEM_DATABASE_URL", "UNIMEM_REDIS_URL", "UNIMEM_WEB_DIR"]) delete env[name];
+  const child = spawn(process.env.UNIMEM_BIN ?? "unimem", ["serve", "--host", "127.0.0.1", "--port", String(port), "--log-level", "warning"], {
+    env,
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  let log = "";
+  child.stderr.on("data", (chunk) => (log += chunk));
+  const url = `http://127.0.0.1:${port}`;
+  const stop = async () => {
+    if (child.exitCode === null) {
+      child.kill("SIGTERM");
+      await new Promise((resolve) => child.once("exit", resolve));
+    }
+    rmSync(dataDir, { recursive: true, force: true });
+  };
+  for (let i = 0; i < 300; i += 1) {
+    if (child.exitCode !== null) break;
+    try {
+      if ((await fetch(`${url}/readyz`)).ok) return { url, stop };
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  await stop();
+  throw new Error(`unimem serve with an LLM did not start:\n${log.slice(-2000)}`);
+}
+
+// Replaces speech synthesis with one the test drives: speak() reports having
+// read up to character 10, then waits until cancelled (or __synth.finish()).
+const SYNTH_STUB = () => {
+  const synth = {
+    current: null,
+    spoken: [],
+    speaking: false,
+    pending: false,
+    paused: false,
+    speak(u) {
+      synth.current = u;
+      synth.spoken.push(u.text);
+      setTimeout(() => u.onboundary?.({ charIndex: 10 }), 0);
+    },
+    cancel() {
+      const u = synth.current;
+      synth.current = null;
+      u?.onerror?.({ error: "interrupted" });
+    },
+    finish() {
+      const u = synth.current;
+      synth.current = null;
+      u?.onend?.({});
+    },
+    getVoices: () => [],
+    pause() {},
+    resume() {},
+    addEventListener() {},
+    removeEventListener() {},
+  };
+  Object.defineProperty(window, "speechSynthesis", { value: synth, configurable: true });
+  window.__synth = synth;
+};
+
+test("with an LLM configured, a typed turn gets a streamed reply that is stored", async () => {
+  const context = await ctx.browser.newContext({ viewport: { width: 1280, height: 860 }, locale: "en-US" });
+  await context.addInitScript(SPEECH_STUB);
+  await context.addInitScript(SYNTH_STUB);
+  ctx.llmContext = context;
+  const session = `${sessionId}-llm`;
+  const page = await context.newPage();
+  page.setDefaultTimeout(TIMEOUT);
+  page.errors = [];
+  page.on("pageerror", (err) => page.errors.push(err.message));
+  ctx.llmPage = page;
+  await page.goto(`${ctx.llm.url}/?session=${session}`);
+  await page.getByTestId("live-status").filter({ hasText: "Live" }).waitFor();
+  await page.getByTestId("assistant-on").waitFor();
+
+  const box = page.getByLabel("Message", { exact: true });
+  await box.fill("What helps a headache?");
+  await box.press("Enter");
+  // Seen while it streams: part of the reply, not yet all of it.
+  const streaming = page.getByTestId("streaming-reply");
+  await streaming.filter({ hasText: "water" }).waitFor();
+  assert.ok(!(await streaming.textContent()).includes("dark room help."), "the reply streams in pieces");
+  await shot(page, "11-assistant-streaming");
+  await page.locator('[data-testid="message"]', { hasText: "Rest, water and a dark room help." }).waitFor();
+  await streaming.waitFor({ state: "detached" });
+  await shot(page, "12-assistant-replied");
+
+  const history = await (await fetch(`${ctx.llm.url}/v1/sessions/${session}/history`)).json();
+  assert.deepEqual(history.map((e) => [e.role, e.content]), [
+    ["user", "What helps a headache?"],
+    ["assistant", "Rest, water and a dark room help."],
+  ]);
+  const asked = ctx.fakeLlm.requests.at(-1);
+  assert.equal(asked.stream, true);
+  assert.equal(asked.model, "fake-chat");
+  assert.equal(asked.messages.at(-1).content, "What helps a headache?");
+  assert.deepEqual(page.errors, []);
+});
+
+test("in voice mode the reply is read aloud, and talking over it keeps only what was heard", async () => {
+  const page = ctx.llmPage;
+  const session = `${sessionId}-llm`;
+  await page.getByRole("button", { name: "Voice", exact: true }).click();
+  await page.getByRole("button", { name: "Press to talk" }).click();
+  await page.evaluate(() => window.__speech.say("Tell me about migraines"));
+  const full = "Migraines are headaches that come back. Rest helps.";
+  await page.locator('[data-testid="message"]', { hasText: full }).waitFor();
+  await page.waitForFunction((text) => window.__synth.current?.text === text, full);
+  await shot(page, "13-assistant-speaking");
+  // Barge-in: the user talks over the answer.
+  await page.getByRole("button", { name: "Press to talk" }).click();
+  const url = `${ctx.llm.url}/v1/sessions/${session}/history`;
+  let assistant;
+  for (let i = 0; i < 100; i += 1) {
+    const history = await (await fetch(url)).json();
+    assistant = history.filter((e) => e.role === "assistant").at(-1);
+    if (assistant?.metadata?.interrupted) break;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  assert.equal(assistant.metadata.interrupted, true);
+  assert.equal(assistant.content, "Migraines are"); // heard up to character 10, to the word's end
+  assert.equal(assistant.mode, "voice");
+  await page.locator('[data-testid="message"]', { hasText: "Migraines are" }).waitFor();
+  await shot(page, "14-assistant-interrupted");
+  assert.deepEqual(page.errors, []);
+  await ctx.llmContext.close();
+});
+
 async function main() {
   const browser = await chromium.launch({
     executablePath: CHROMIUM,
     args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update"],
   });
   ctx.browser = browser;
+  ctx.fakeLlm = await startFakeLlm();
+  ctx.llm = await startServeWithLlm(ctx.fakeLlm.url);
   ctx.context = await browser.newContext({ viewport: { width: 1280, height: 860 }, locale: "en-US" });
   await ctx.context.addInitScript(SPEECH_STUB);
   let passed = 0;
@@ -343,7 +537,7 @@ async function main() {
       }
     }
     // Uncaught exceptions or console errors in the page fail the run too.
-    for (const page of [ctx.page, ctx.second]) {
+    for (const page of [ctx.page, ctx.second, ctx.llmPage]) {
       if (page?.errors?.length) {
         failed += 1;
         console.log(`FAIL errors in the page: ${page.errors.join(" | ")}`);
@@ -351,6 +545,8 @@ async function main() {
     }
   } finally {
     await browser.close();
+    await ctx.llm.stop();
+    await ctx.fakeLlm.close();
   }
   const notRun = tests.length - passed - Math.min(failed, 1);
   console.log(`e2e: ${passed} passed, ${failed} failed${notRun > 0 ? ` (${notRun} not run)` : ""}`);

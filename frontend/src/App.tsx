@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 
 import { ApiClient } from "./api/client";
+import type { ServerConfig } from "./api/types";
 import { ChatHistory } from "./components/ChatHistory";
 import { ChatInput } from "./components/ChatInput";
 import { ContextInspector } from "./components/ContextInspector";
@@ -62,15 +63,77 @@ export function App({ WebSocketImpl, client: injected }: AppProps) {
     setSessionId(id);
   };
 
+  // With an LLM configured on the server, every user turn gets a streamed reply.
+  const [config, setConfig] = useState<ServerConfig | null>(null);
+  useEffect(() => {
+    let current = true;
+    client
+      .getConfig()
+      .then((c) => current && setConfig(c))
+      .catch(() => current && setConfig(null));
+    return () => {
+      current = false;
+    };
+  }, [client]);
+  const assistant = config?.llm_configured === true;
+
+  const [streaming, setStreaming] = useState<string | null>(null);
+  const [replyError, setReplyError] = useState<string | null>(null);
+  const replyAbort = useRef<AbortController | null>(null);
+  const { refresh } = memory;
+  const answer = useCallback(async () => {
+    replyAbort.current?.abort();
+    const controller = new AbortController();
+    replyAbort.current = controller;
+    setStreaming("");
+    setReplyError(null);
+    try {
+      const stored = await client.streamReply(
+        sessionId,
+        {},
+        (piece) => setStreaming((text) => (text ?? "") + piece),
+        controller.signal,
+      );
+      // The live socket usually delivered it already; a refresh makes sure.
+      if (stored !== null) await refresh();
+    } catch (exc) {
+      setReplyError(exc instanceof Error ? exc.message : String(exc));
+    } finally {
+      if (replyAbort.current === controller) {
+        replyAbort.current = null;
+        setStreaming(null);
+      }
+    }
+  }, [client, sessionId, refresh]);
+  // Barge-in: the user types or talks while a reply streams or is read aloud.
+  // The server stores a cut-off stream as interrupted; speech keeps what was heard.
+  const bargeIn = useCallback(() => {
+    if (replyAbort.current) {
+      replyAbort.current.abort();
+      replyAbort.current = null;
+      setStreaming(null);
+    }
+    if (speech.speaking) speech.stopSpeaking();
+  }, [speech]);
+
   const send = useCallback(
-    (content: string) => memory.addMessage({ content, mode: "text" }),
-    [memory],
+    async (content: string) => {
+      const stored = await memory.addMessage({ content, mode: "text" });
+      if (assistant) void answer();
+      return stored;
+    },
+    [memory, assistant, answer],
   );
   const onTranscript = useCallback(
     (text: string) => {
-      void memory.addMessage({ content: text, mode: "voice" }).catch(() => undefined);
+      void memory
+        .addMessage({ content: text, mode: "voice" })
+        .then(() => {
+          if (assistant) void answer();
+        })
+        .catch(() => undefined);
     },
-    [memory],
+    [memory, assistant, answer],
   );
 
   // Read new assistant replies aloud in voice mode. Replies already there when
@@ -88,6 +151,7 @@ export function App({ WebSocketImpl, client: injected }: AppProps) {
       if (
         m.role === "assistant" &&
         m.seq !== null &&
+        m.metadata?.interrupted !== true &&
         memory.mode === "voice" &&
         speakReplies &&
         speech.synthesisSupported
@@ -147,6 +211,24 @@ export function App({ WebSocketImpl, client: injected }: AppProps) {
               loading={memory.status === "loading"}
               onLoadEarlier={memory.hasEarlier ? () => void memory.loadEarlier() : undefined}
             />
+            {streaming !== null ? (
+              <div
+                className="message role-assistant streaming"
+                data-testid="streaming-reply"
+                aria-live="polite"
+                aria-busy="true"
+              >
+                <div className="meta">
+                  <span className="role">Assistant</span> <span className="badge">answering…</span>
+                </div>
+                <p className="content">{streaming || "…"}</p>
+              </div>
+            ) : null}
+            {replyError ? (
+              <p className="error" role="alert" data-testid="reply-error">
+                The assistant could not answer: {replyError}
+              </p>
+            ) : null}
             <div className="composer">
               <div className="controls">
                 <ModeSwitch mode={memory.mode} onSwitch={(m) => void memory.switchMode(m).catch(() => undefined)} />
@@ -157,7 +239,12 @@ export function App({ WebSocketImpl, client: injected }: AppProps) {
                 />
               </div>
               {memory.mode === "text" ? (
-                <ChatInput onSend={send} language={memory.language} disabled={memory.authRequired} />
+                <ChatInput
+                  onSend={send}
+                  language={memory.language}
+                  disabled={memory.authRequired}
+                  onTyping={bargeIn}
+                />
               ) : (
                 <VoicePanel
                   speech={speech}
@@ -165,11 +252,17 @@ export function App({ WebSocketImpl, client: injected }: AppProps) {
                   onTranscript={onTranscript}
                   speakReplies={speakReplies}
                   onSpeakRepliesChange={setSpeakReplies}
+                  onBargeIn={bargeIn}
                 />
               )}
             </div>
           </section>
           <aside className="side">
+            {assistant ? (
+              <p className="assistant-note" data-testid="assistant-on">
+                Assistant: {config?.llm_model ?? "LLM"} answers each turn. Type or talk to interrupt it.
+              </p>
+            ) : null}
             <ContextInspector inspect={memory.inspectContext} defaultQuery={lastUserText} />
             <PrivacyPanel client={client} onDelete={memory.clearMemory} />
           </aside>

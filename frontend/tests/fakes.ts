@@ -73,6 +73,8 @@ export class FakeServer {
   requireToken: string | null = null;
   mode: "voice" | "text" | null = null;
   language: string | null = null;
+  /** When set, the server has an assistant: `/v1/config` says so and `/reply` streams these pieces. */
+  replyPieces: string[] | null = null;
 
   fetch = async (input: RequestInfo | URL, init: RequestInit = {}): Promise<Response> => {
     const url = new URL(String(input), "http://test.local");
@@ -86,8 +88,35 @@ export class FakeServer {
     if (this.failWith !== null) {
       return json({ error: { code: "nope", message: `failed with ${this.failWith}` } }, this.failWith);
     }
+    if (url.pathname.endsWith("/reply") && method === "POST" && this.replyPieces) {
+      return this.reply(decodeURIComponent(url.pathname.split("/")[3]!), this.replyPieces);
+    }
     return this.route(method, url, body);
   };
+
+  /** Like the server: SSE `delta` events, then the stored entry as `done`. */
+  private reply(sessionId: string, pieces: string[]): Response {
+    const entry = makeEntry({
+      session_id: sessionId,
+      seq: this.entries.length + 1,
+      role: "assistant",
+      content: pieces.join(""),
+      mode: this.mode ?? "text",
+    });
+    this.entries.push(entry);
+    const encoder = new TextEncoder();
+    const frames = [
+      ...pieces.map((text) => `event: delta\ndata: ${JSON.stringify({ text })}\n\n`),
+      `event: done\ndata: ${JSON.stringify(entry)}\n\n`,
+    ];
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        for (const frame of frames) controller.enqueue(encoder.encode(frame));
+        controller.close();
+      },
+    });
+    return new Response(body, { status: 200, headers: { "Content-Type": "text/event-stream" } });
+  }
 
   private route(method: string, url: URL, body: unknown): Response {
     const path = url.pathname;
@@ -143,6 +172,9 @@ export class FakeServer {
       entry.content = (body as { spoken_text: string }).spoken_text;
       entry.metadata = { ...entry.metadata, interrupted: true, full_text: full };
       return json(entry);
+    }
+    if (path === "/v1/config" && method === "GET") {
+      return json({ llm_configured: this.replyPieces !== null, llm_model: this.replyPieces ? "tiny" : null, auth: false, version: "0" });
     }
     if (path === "/v1/me/settings" && method === "GET") return json(this.settings);
     if (path === "/v1/me/settings" && method === "PUT") {

@@ -17,8 +17,27 @@ import type {
   MemorySettings,
   Mode,
   NewEntry,
+  ReplyRequest,
+  ServerConfig,
   SwitchTrigger,
 } from "./types";
+
+/** One Server-Sent Events block (`event: x` / `data: {...}` lines); null if it has no data. */
+export function parseSseBlock(block: string): { event: string; data: Record<string, unknown> } | null {
+  let event = "message";
+  const data: string[] = [];
+  for (const line of block.split("\n")) {
+    if (line.startsWith("event:")) event = line.slice(6).trim();
+    else if (line.startsWith("data:")) data.push(line.slice(5).trimStart());
+  }
+  if (data.length === 0) return null;
+  try {
+    const parsed: unknown = JSON.parse(data.join("\n"));
+    return parsed && typeof parsed === "object" ? { event, data: parsed as Record<string, unknown> } : null;
+  } catch {
+    return null;
+  }
+}
 
 /** An HTTP error answered by the server, or a network failure (status 0). */
 export class ApiError extends Error {
@@ -123,6 +142,70 @@ export class ApiClient {
     }
     if (!response.ok) throw await toApiError(response);
     return (await response.json()) as { status: string; local_mode: boolean | null };
+  }
+
+  /** `GET /v1/config`: whether an assistant answers turns, and whether auth is on. */
+  getConfig(): Promise<ServerConfig> {
+    return this.json("GET", "/config");
+  }
+
+  /**
+   * Ask the assistant to answer the session's last user turn. `onDelta` gets
+   * each piece of the reply as the server streams it. Resolves to the stored
+   * assistant entry, or to null when `signal` aborted it (a barge-in: the server
+   * then stores what was streamed, marked interrupted).
+   */
+  async streamReply(
+    sessionId: string,
+    request: ReplyRequest,
+    onDelta: (text: string) => void,
+    signal?: AbortSignal,
+  ): Promise<MemoryEntry | null> {
+    let response: Response;
+    try {
+      response = await this.fetchImpl(`${this.baseUrl}/v1/sessions/${enc(sessionId)}/reply`, {
+        method: "POST",
+        headers: { ...this.headers(true), Accept: "text/event-stream" },
+        body: JSON.stringify(request),
+        signal,
+      });
+    } catch (exc) {
+      if (signal?.aborted) return null;
+      const reason = exc instanceof Error ? exc.message : String(exc);
+      throw new ApiError(0, "network_error", `cannot reach the unimem server (${reason})`);
+    }
+    if (!response.ok) throw await toApiError(response);
+    if (!response.body) throw new ApiError(0, "no_stream", "this browser cannot read a streamed reply");
+    const reader = response.body.getReader();
+    const decoder = new TextDecoder();
+    let buffer = "";
+    let stored: MemoryEntry | null = null;
+    try {
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        buffer += decoder.decode(value, { stream: true });
+        let cut: number;
+        while ((cut = buffer.indexOf("\n\n")) >= 0) {
+          const block = parseSseBlock(buffer.slice(0, cut));
+          buffer = buffer.slice(cut + 2);
+          if (block?.event === "delta" && typeof block.data.text === "string") onDelta(block.data.text);
+          else if (block?.event === "done") stored = block.data as unknown as MemoryEntry;
+          else if (block?.event === "error") {
+            const code = typeof block.data.code === "string" ? block.data.code : "llm_error";
+            const message = typeof block.data.message === "string" ? block.data.message : "the assistant failed";
+            throw new ApiError(502, code, message);
+          }
+        }
+      }
+    } catch (exc) {
+      if (signal?.aborted) return null;
+      if (exc instanceof ApiError) throw exc;
+      const reason = exc instanceof Error ? exc.message : String(exc);
+      throw new ApiError(0, "network_error", `the reply stream broke off (${reason})`);
+    }
+    if (stored === null) throw new ApiError(502, "llm_error", "the reply stream ended before the reply was stored");
+    return stored;
   }
 
   /** Store one message; resolves to it as stored (id, seq, language, phi flag set). */

@@ -36,6 +36,9 @@ export function parseLive(raw: string): LiveMessage | null {
   if (kind === "event" && isObject(item) && typeof item.event_type === "string") {
     return { kind: "event", item: item as unknown as MemoryEvent };
   }
+  if (kind === "memory_deleted" && isObject(item)) {
+    return { kind: "memory_deleted", item: item as unknown as MemoryEvent };
+  }
   return null; // "ready", "pong", ...: nothing for the timeline
 }
 

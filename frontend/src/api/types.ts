@@ -120,8 +120,30 @@ export interface DeletionReceipt {
   counts: Record<string, number>;
 }
 
-/** A stored item pushed over the live WebSocket (`{"type", "item"}` frames). */
-export type LiveMessage = { kind: "entry"; item: MemoryEntry } | { kind: "event"; item: MemoryEvent };
+/** `GET /v1/config`: what this server offers. */
+export interface ServerConfig {
+  llm_configured: boolean;
+  llm_model: string | null;
+  auth: boolean;
+  version: string;
+}
+
+/** `POST /v1/sessions/{id}/reply`: answer the last user turn (or `current_query`). */
+export interface ReplyRequest {
+  current_query?: string | null;
+  rag_results?: (string | Record<string, unknown>)[] | null;
+  max_tokens?: number;
+  budget_ms?: number | null;
+}
+
+/**
+ * A frame pushed over the live WebSocket (`{"type", "item"}`): a stored entry
+ * or event, or `memory_deleted` (the owner deleted memory in another tab: reload).
+ */
+export type LiveMessage =
+  | { kind: "entry"; item: MemoryEntry }
+  | { kind: "event"; item: MemoryEvent }
+  | { kind: "memory_deleted"; item: MemoryEvent };
 
 // ------------------------------------------------------------ drift checks
 //
@@ -156,6 +178,8 @@ export type SchemaChecks = [
   // What we send is a valid request body.
   Check<Fits<NewEntry, Schemas["MemoryEntry"]>>,
   Check<Fits<LlmContextRequest, Schemas["LlmContextIn"]>>,
+  Check<Fits<ReplyRequest, Schemas["ReplyIn"]>>,
+  Check<Same<ServerConfig, Stored<Schemas["ServerConfig"]>>>,
   Check<Fits<{ from_mode: Mode; to_mode: Mode }, Schemas["ModeSwitchIn"]>>,
   // The fields we read from these responses exist with these types.
   Check<Fits<Pick<Stored<Schemas["ConversationContext"]>, "current_mode" | "current_language">, Pick<ConversationContext, "current_mode" | "current_language">>>,

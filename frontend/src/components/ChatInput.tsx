@@ -6,10 +6,12 @@ export interface ChatInputProps {
   onSend: (content: string) => Promise<unknown>;
   language: string | null;
   disabled?: boolean;
+  /** Called on every keystroke: typing over a spoken or streaming reply cuts it off. */
+  onTyping?: () => void;
 }
 
 /** The typing box. Enter sends, Shift+Enter makes a new line. */
-export function ChatInput({ onSend, language, disabled = false }: ChatInputProps) {
+export function ChatInput({ onSend, language, disabled = false, onTyping }: ChatInputProps) {
   const [text, setText] = useState("");
   const [busy, setBusy] = useState(false);
 
@@ -51,7 +53,10 @@ export function ChatInput({ onSend, language, disabled = false }: ChatInputProps
         dir={textDir(language)}
         lang={language ?? undefined}
         placeholder="Type a message…"
-        onChange={(e) => setText(e.target.value)}
+        onChange={(e) => {
+          setText(e.target.value);
+          onTyping?.();
+        }}
         onKeyDown={onKeyDown}
         disabled={disabled}
       />

@@ -8,6 +8,8 @@ export interface VoicePanelProps {
   /** Read replies aloud. */
   speakReplies: boolean;
   onSpeakRepliesChange: (value: boolean) => void;
+  /** Called when the user starts talking: cuts off a reply still streaming. */
+  onBargeIn?: () => void;
 }
 
 /**
@@ -15,7 +17,14 @@ export interface VoicePanelProps {
  * final transcript is stored as a voice message. Without browser support it
  * says so and points back to typing.
  */
-export function VoicePanel({ speech, language, onTranscript, speakReplies, onSpeakRepliesChange }: VoicePanelProps) {
+export function VoicePanel({
+  speech,
+  language,
+  onTranscript,
+  speakReplies,
+  onSpeakRepliesChange,
+  onBargeIn,
+}: VoicePanelProps) {
   if (!speech.recognitionSupported) {
     return (
       <div className="voice-panel" role="status" data-testid="voice-unsupported">
@@ -29,6 +38,7 @@ export function VoicePanel({ speech, language, onTranscript, speakReplies, onSpe
   const talk = () => {
     // Barge-in: talking over a reply stops it, and what was heard is kept.
     if (speech.speaking) speech.stopSpeaking();
+    onBargeIn?.();
     if (speech.listening) speech.stopListening();
     else speech.startListening(language, onTranscript);
   };

@@ -169,6 +169,13 @@ export function useUnifiedMemory(options: UseUnifiedMemoryOptions): UnifiedMemor
           if (event.event_type === "interruption") void refresh();
           break;
         }
+        case "memory_deleted": {
+          // Deleted in another tab or device: show what is left on the server.
+          setMessages([]);
+          setEvents([]);
+          void refresh();
+          break;
+        }
       }
     },
     [sessionId, refresh],
