@@ -269,6 +269,8 @@ test("delete all empties the history and the server confirms it", async () => {
   await dialog.getByRole("button", { name: "Yes, delete" }).click();
   await page.getByTestId("deletion-receipt").waitFor();
   await page.getByTestId("history-empty").waitFor();
+  // The other open tab hears of it over the live socket (memory_deleted) and clears too.
+  await ctx.second.getByTestId("history-empty").waitFor();
   assert.deepEqual(await api(`/v1/sessions/${sessionId}/history`), []);
   assert.deepEqual(await api(`/v1/sessions/${sessionId}/events?limit=100`), []);
   await page.reload();

@@ -263,7 +263,7 @@ export function App({ WebSocketImpl, client: injected }: AppProps) {
                 Assistant: {config?.llm_model ?? "LLM"} answers each turn. Type or talk to interrupt it.
               </p>
             ) : null}
-            <ContextInspector inspect={memory.inspectContext} defaultQuery={lastUserText} />
+            <ContextInspector inspect={memory.inspectContext} defaultQuery={lastUserText} llmConnected={assistant} />
             <PrivacyPanel client={client} onDelete={memory.clearMemory} />
           </aside>
         </main>

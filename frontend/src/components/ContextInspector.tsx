@@ -6,6 +6,8 @@ export interface ContextInspectorProps {
   inspect: (query: string) => Promise<LlmContext>;
   /** Pre-filled query: usually the last thing the user said. */
   defaultQuery: string;
+  /** The server's assistant answers turns (the panel then shows what it is sent). */
+  llmConnected?: boolean;
 }
 
 /**
@@ -13,7 +15,7 @@ export interface ContextInspectorProps {
  * summary, pinned facts, history, the query) and its token count: the
  * assistant's view of this conversation when no LLM is configured.
  */
-export function ContextInspector({ inspect, defaultQuery }: ContextInspectorProps) {
+export function ContextInspector({ inspect, defaultQuery, llmConnected = false }: ContextInspectorProps) {
   const [query, setQuery] = useState<string | null>(null);
   const [result, setResult] = useState<LlmContext | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -36,7 +38,11 @@ export function ContextInspector({ inspect, defaultQuery }: ContextInspectorProp
   return (
     <section className="panel inspector" aria-labelledby="inspector-title">
       <h2 id="inspector-title">LLM context</h2>
-      <p className="hint">No LLM is connected: this is what one would receive.</p>
+      <p className="hint">
+        {llmConnected
+          ? "What the assistant is sent for a question, built from this conversation."
+          : "No LLM is connected: this is what one would receive."}
+      </p>
       <form onSubmit={onSubmit}>
         <label htmlFor="inspect-query">Next question</label>
         <input
