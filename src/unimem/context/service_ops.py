@@ -36,33 +36,31 @@ class ContextOperations:
     #: ``UNIMEM_LLM_*`` on first use (extractive when unset).
     summarizer: Summarizer | None = None
 
-    async def _store(self) -> DurableStore:
-        raise NotImplementedError
+    if TYPE_CHECKING:  # provided by UnifiedMemoryService
 
-    def _user(self, user_id: str | None) -> str:
-        raise NotImplementedError
+        async def _store(self) -> DurableStore: ...
 
-    async def _owned_session(self, session_id: str, user_id: str | None) -> SessionInfo | None:
-        raise NotImplementedError
+        def _user(self, user_id: str | None) -> str: ...
 
-    async def _settings_of(self, user_id: str) -> MemorySettings:
-        raise NotImplementedError
+        async def _owned_session(
+            self, session_id: str, user_id: str | None
+        ) -> SessionInfo | None: ...
 
-    if TYPE_CHECKING:  # provided by PrivacyOperations
+        async def _settings_of(self, user_id: str) -> MemorySettings: ...
 
+        # provided by PrivacyOperations
         async def _record_phi(
             self, tally: PhiTally, tokens: SessionTokens | None, item: MemoryEntry | MemoryEvent
         ) -> None: ...
 
-    async def add_event(
-        self,
-        session_id: str,
-        event_type: EventType | str,
-        data: Mapping[str, Any] | None = None,
-        *,
-        user_id: str | None = None,
-    ) -> MemoryEvent:
-        raise NotImplementedError
+        async def add_event(
+            self,
+            session_id: str,
+            event_type: EventType | str,
+            data: Mapping[str, Any] | None = None,
+            *,
+            user_id: str | None = None,
+        ) -> MemoryEvent: ...
 
     async def build_llm_context(
         self,

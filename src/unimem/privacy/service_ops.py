@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import ConfigurationError, InvalidInputError
 from ..ids import new_id
@@ -51,14 +51,15 @@ class PrivacyOperations:
     privacy: PrivacyPipeline
     live: LiveBus
 
-    async def _store(self) -> DurableStore:
-        raise NotImplementedError
+    if TYPE_CHECKING:  # provided by UnifiedMemoryService
 
-    def _user(self, user_id: str | None) -> str:
-        raise NotImplementedError
+        async def _store(self) -> DurableStore: ...
 
-    async def _owned_session(self, session_id: str, user_id: str | None) -> SessionInfo | None:
-        raise NotImplementedError
+        def _user(self, user_id: str | None) -> str: ...
+
+        async def _owned_session(
+            self, session_id: str, user_id: str | None
+        ) -> SessionInfo | None: ...
 
     def use_encryption(self, keys: Keyring | str | None = None) -> bool:
         """Encrypt content fields written from now on (AES-GCM); earlier plaintext stays readable.

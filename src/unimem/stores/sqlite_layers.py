@@ -7,7 +7,7 @@ import sqlite3
 from collections.abc import Sequence
 from contextlib import AbstractContextManager, suppress
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import InvalidInputError
 from ..models import (
@@ -37,14 +37,13 @@ class SQLiteLayers:
     """Mixin of :class:`~unimem.stores.sqlite.SQLiteStore`: every method here runs in
     one transaction (``_tx``) or one read on the store's connection (``_conn``)."""
 
-    def _conn(self) -> sqlite3.Connection:
-        raise NotImplementedError
+    if TYPE_CHECKING:  # provided by SQLiteStore
 
-    def _tx(self) -> AbstractContextManager[sqlite3.Cursor]:
-        raise NotImplementedError
+        def _conn(self) -> sqlite3.Connection: ...
 
-    async def get_settings(self, user_id: str) -> MemorySettings | None:
-        raise NotImplementedError
+        def _tx(self) -> AbstractContextManager[sqlite3.Cursor]: ...
+
+        async def get_settings(self, user_id: str) -> MemorySettings | None: ...
 
     async def update_entry(
         self, session_id: str, entry_id: str, changes: dict[str, Any]
