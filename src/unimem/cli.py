@@ -264,18 +264,24 @@ def export(user: str, database_url: str | None, output: Path | None) -> None:
             return await service.export_user_memory(user, actor="cli")
 
     data = _run(go())
-    text = json.dumps(data, ensure_ascii=False, indent=2, default=str)
     if output is None:
-        click.echo(text)
+        click.echo(json.dumps(data, ensure_ascii=False, indent=2, default=str))
         return
     sections = [k for k, v in data.items() if isinstance(v, list)]
+    items = list(data.items())
+    # One JSON object, written key by key so the bar follows real progress on
+    # large exports (the list sections dominate).
     with (
         output.open("w", encoding="utf-8") as fh,
-        click.progressbar(sections, label=f"writing {output}", file=sys.stderr) as bar,
+        click.progressbar(items, label=f"writing {output}", file=sys.stderr) as bar,
     ):
-        fh.write(text)
-        for _ in bar:
-            pass
+        fh.write("{\n")
+        for index, (key, value) in enumerate(bar):
+            body = json.dumps(value, ensure_ascii=False, indent=2, default=str)
+            body = body.replace("\n", "\n  ")
+            comma = "," if index < len(items) - 1 else ""
+            fh.write(f"  {json.dumps(key)}: {body}{comma}\n")
+        fh.write("}\n")
     counts = ", ".join(f"{len(data[k])} {k}" for k in sections)
     click.echo(f"exported {counts} to {output}", err=True)
 
