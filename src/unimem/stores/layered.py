@@ -51,6 +51,8 @@ log = logging.getLogger("unimem.stores.layered")
 
 #: Degradation recorded when the session cache could not be used.
 CACHE_DEGRADATION = "session_cache_unavailable"
+#: How long a finished rebuild serves readers whose cache miss came before it ended.
+REBUILT_KEEP_SECONDS = 2.0
 
 _T = TypeVar("_T")
 
@@ -98,6 +100,9 @@ class LayeredStore:
         self._dirty_users: set[str] = set()
         self._owners: OrderedDict[str, str] = OrderedDict()
         self._rebuilds: dict[str, asyncio.Task[ContextSnapshot]] = {}
+        #: session -> (monotonic time its durable read began, snapshot) of the last
+        #: rebuild, kept briefly for readers whose cache miss predates its end
+        self._rebuilt: dict[str, tuple[float, ContextSnapshot]] = {}
 
     # ------------------------------------------------------------------ life cycle
 
@@ -226,12 +231,13 @@ class LayeredStore:
         self, session_id: str, *, limit: int, before_seq: int | None = None
     ) -> list[MemoryEntry]:
         if before_seq is None and 0 < limit <= self.cache.hot_window:
+            asked = time.monotonic()
             found = await self._guard(lambda: self.cache.read(session_id, limit, 0))
             if not isinstance(found, _Down):
                 if found is not None and (found.complete or len(found.entries) >= limit):
                     return found.entries
                 if found is None:
-                    snap = await self._rebuild(session_id)
+                    snap = await self._rebuild(session_id, asked)
                     return snap.entries[-limit:]
         return await self.durable.get_entries(session_id, limit=limit, before_seq=before_seq)
 
@@ -255,6 +261,7 @@ class LayeredStore:
             )
             return await self._with_recent(snap, session_id, since, max_messages, [])
         owner = self._owners.get(session_id)
+        asked = time.monotonic()
         got = await self._guard(lambda: self._read(session_id, owner, max_messages, event_limit))
         if isinstance(got, _Down):
             snap = await self.durable.load_context(
@@ -264,7 +271,7 @@ class LayeredStore:
                 snap, session_id, since, max_messages, [CACHE_DEGRADATION]
             )
         if got is None:  # not cached: read the durable store and rebuild
-            full = await self._rebuild(session_id)
+            full = await self._rebuild(session_id, asked)
             snap = ContextSnapshot(
                 full.session,
                 full.entries[-max_messages:],
@@ -364,12 +371,18 @@ class LayeredStore:
             degradations=degradations,
         )
 
-    async def _rebuild(self, session_id: str) -> ContextSnapshot:
+    async def _rebuild(self, session_id: str, asked: float) -> ContextSnapshot:
         """Read the hot window from the durable store and install it in Redis.
 
         Readers of one session in this process share one rebuild; across
-        processes the Redis token lets one of them install it.
+        processes the Redis token lets one of them install it. ``asked`` is when
+        the caller began the cache read that missed: a rebuild whose durable
+        read began after that already holds everything the caller must see, so
+        a reader that arrives just after it finished reuses it.
         """
+        done = self._rebuilt.get(session_id)
+        if done is not None and done[0] >= asked:
+            return done[1]
         task = self._rebuilds.get(session_id)
         if task is None:
             task = asyncio.ensure_future(self._rebuild_once(session_id))
@@ -377,7 +390,18 @@ class LayeredStore:
             task.add_done_callback(lambda _: self._rebuilds.pop(session_id, None))
         return await asyncio.shield(task)
 
+    def _keep_rebuilt(self, session_id: str, began: float, snap: ContextSnapshot) -> None:
+        entry = (began, snap)
+        self._rebuilt[session_id] = entry
+
+        def forget() -> None:
+            if self._rebuilt.get(session_id) is entry:
+                del self._rebuilt[session_id]
+
+        asyncio.get_running_loop().call_later(REBUILT_KEEP_SECONDS, forget)
+
     async def _rebuild_once(self, session_id: str) -> ContextSnapshot:
+        began = time.monotonic()
         token = new_id()
         locked = await self._guard(lambda: self.cache.try_lock_rebuild(session_id, token))
         snap = await self.durable.load_context(
@@ -397,6 +421,7 @@ class LayeredStore:
                     complete=complete,
                 )
             )
+        self._keep_rebuilt(session_id, began, snap)
         return snap
 
     async def get_settings(self, user_id: str) -> MemorySettings | None:
