@@ -31,6 +31,10 @@ __all__ = ["MemoryConfig", "_resolve_data_dir", "load_config", "resolve_data_dir
 DEFAULT_USER_ID = "local"
 
 
+#: The variables naming the data directory, first set wins.
+DATA_DIR_ENV = ("VOICEASSIST_DATA_DIR", "UNIMEM_DATA_DIR")
+
+
 def resolve_data_dir(env: Mapping[str, str] | None = None) -> Path:
     """The data directory: ``VOICEASSIST_DATA_DIR`` or ``UNIMEM_DATA_DIR`` if set, else ``./data``.
 
@@ -38,7 +42,7 @@ def resolve_data_dir(env: Mapping[str, str] | None = None) -> Path:
     directory); it is not created.
     """
     env = os.environ if env is None else env
-    for name in ("VOICEASSIST_DATA_DIR", "UNIMEM_DATA_DIR"):
+    for name in DATA_DIR_ENV:
         value = env.get(name, "").strip()
         if value:
             return Path(value).expanduser()

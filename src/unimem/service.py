@@ -7,6 +7,7 @@ to live listeners. Stores never see unvalidated input.
 
 from __future__ import annotations
 
+import asyncio
 import os
 from collections.abc import Mapping
 from datetime import timedelta
@@ -265,9 +266,22 @@ class UnifiedMemoryService(PrivacyOperations, ContextOperations):
             _enum_value(trigger, SwitchTrigger, "trigger") if trigger is not None else None
         )
         store = await self._store()
-        # Before privacy: detection reads the text as the user wrote it.
-        prepared, trigger_value = await apply_language_policy(prepared, trigger_value, store)
-        write = await self._privacy_entry(prepared, store)
+        # Before privacy: detection reads the text as the user wrote it. The
+        # owner's settings are read meanwhile (started first, so their round trip
+        # to a remote store overlaps the detection's CPU); both must succeed
+        # before anything is stored, and the policy's error wins as it did when
+        # they ran one after the other.
+        settings_read, policy = await asyncio.gather(
+            self._settings_of(prepared.user_id),
+            apply_language_policy(prepared, trigger_value, store),
+            return_exceptions=True,
+        )
+        if isinstance(policy, BaseException):
+            raise policy
+        if isinstance(settings_read, BaseException):
+            raise settings_read
+        prepared, trigger_value = policy
+        write = await self._privacy_entry(prepared, store, settings_read)
         if not write.store:
             return write.entry
         result = await store.append_entry(write.entry, trigger=trigger_value)

@@ -9,12 +9,13 @@ Terms found there are never taken for person names.
 from __future__ import annotations
 
 import functools
+import os
 import unicodedata
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
-from ..config import resolve_data_dir
+from ..config import DATA_DIR_ENV, resolve_data_dir
 from ..errors import ConfigurationError
 
 __all__ = ["Lexicon", "clear_lexicon_cache", "fold", "get_lexicon", "medical_terms_path"]
@@ -79,7 +80,16 @@ def get_lexicon() -> Lexicon:
     Raises:
         ConfigurationError: the deployment's medical terms file exists but cannot be read.
     """
-    return _load(medical_terms_path())
+    env = os.environ
+    return _load(_extra_path(*(env.get(name) for name in DATA_DIR_ENV)))
+
+
+@functools.lru_cache(maxsize=8)
+def _extra_path(*values: str | None) -> Path:
+    # keyed by the environment values resolve_data_dir reads: pure, so memoized
+    # per process instead of building the same Path on every detection
+    env = {name: value for name, value in zip(DATA_DIR_ENV, values, strict=True) if value}
+    return medical_terms_path(resolve_data_dir(env))
 
 
 @functools.lru_cache(maxsize=8)
@@ -115,3 +125,4 @@ def _load(extra: Path) -> Lexicon:
 def clear_lexicon_cache() -> None:
     """Forget the loaded lexicons, so the next detection reads the files again."""
     _load.cache_clear()
+    _extra_path.cache_clear()

@@ -100,9 +100,16 @@ class PrivacyOperations:
         stored = await (await self._store()).get_settings(user_id)
         return stored or MemorySettings()
 
-    async def _privacy_entry(self, entry: MemoryEntry, store: DurableStore) -> EntryWrite:
-        """Apply the owner's settings to ``entry`` before any store sees it."""
-        settings = await self._settings_of(entry.user_id)
+    async def _privacy_entry(
+        self, entry: MemoryEntry, store: DurableStore, settings: MemorySettings | None = None
+    ) -> EntryWrite:
+        """Apply the owner's settings to ``entry`` before any store sees it.
+
+        ``settings``: the owner's, when the caller already read them for this
+        write; read here otherwise.
+        """
+        if settings is None:
+            settings = await self._settings_of(entry.user_id)
         return await self.privacy.entry(entry, settings, store)
 
     async def _record_phi(
