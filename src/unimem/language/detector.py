@@ -200,6 +200,18 @@ def _is_word_of(token: str, words: frozenset[str]) -> bool:
     return False
 
 
+def _evidence_languages(token: str, languages_of: dict[str, frozenset[str]]) -> frozenset[str]:
+    """The languages ``token`` is a word of, by :func:`_is_word_of`'s rule, in one pass."""
+    found = languages_of.get(token, _NONE)
+    if "'" in token:
+        head, _, tail = token.partition("'")
+        found = found | languages_of.get(head + "'", _NONE) | languages_of.get(tail, _NONE)
+    return found
+
+
+_NONE: Final[frozenset[str]] = frozenset()
+
+
 def _is_cjk(ch: str) -> bool:
     code = ord(ch)
     return 0x3040 <= code <= 0x30FF or 0x3400 <= code <= 0x9FFF or 0xAC00 <= code <= 0xD7AF
@@ -309,7 +321,11 @@ def detect(text: str) -> Detection:
 
 def _latin(tokens: list[str], text: str) -> Detection:
     lex = lexicon()
-    hits = {lang: sum(_is_word_of(t, lex.evidence[lang]) for t in tokens) for lang in _LATIN}
+    hits = dict.fromkeys(_LATIN, 0)
+    for token in tokens:  # one count per language the token is evidence for
+        for lang in _evidence_languages(token, lex.languages_of):
+            if lang in hits:
+                hits[lang] += 1
     for token in tokens:
         if not token.isascii():  # the telling letters are all outside ASCII
             chars = set(token)

@@ -276,6 +276,9 @@ class Lexicon:
     """The word lists, as sets. Multi-word interjections are tuples of words."""
 
     evidence: dict[str, frozenset[str]]
+    #: The languages each evidence word is evidence for (``evidence`` inverted),
+    #: so a token is looked up once instead of once per language.
+    languages_of: dict[str, frozenset[str]]
     letters: dict[str, frozenset[str]]
     interjections: frozenset[tuple[str, ...]]
     neutral: frozenset[str]
@@ -293,8 +296,14 @@ class Lexicon:
 def lexicon() -> Lexicon:
     """The lexicon, built once per process on first use."""
     phrases = frozenset(tuple(item.split("_")) for item in _INTERJECTIONS.split())
+    evidence = {lang: frozenset(words.split()) for lang, words in _EVIDENCE.items()}
+    languages_of: dict[str, set[str]] = {}
+    for lang, words in evidence.items():
+        for word in words:
+            languages_of.setdefault(word, set()).add(lang)
     return Lexicon(
-        evidence={lang: frozenset(words.split()) for lang, words in _EVIDENCE.items()},
+        evidence=evidence,
+        languages_of={word: frozenset(langs) for word, langs in languages_of.items()},
         letters={lang: frozenset(chars) for lang, chars in _LETTERS.items()},
         interjections=phrases,
         neutral=frozenset(_NEUTRAL.split()),
