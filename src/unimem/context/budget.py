@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 __all__ = [
     "DEGRADATION_MEMORY_TIMEOUT",
+    "DEGRADATION_SUMMARY_BEHIND",
     "DEGRADATION_SUMMARY_CACHED",
     "TURN_BUDGET_MS",
     "Deadline",
@@ -29,6 +30,10 @@ DEGRADATION_MEMORY_TIMEOUT = "memory_timeout"
 #: The budget forbade a new LLM summary; the cached one (plus an extractive
 #: summary of newer turns) was used.
 DEGRADATION_SUMMARY_CACHED = "summary_cached"
+#: The running summary lagged far behind the history window; this call folded
+#: one bounded chunk of the turns in between and left out the rest (later calls
+#: fold them).
+DEGRADATION_SUMMARY_BEHIND = "summary_catching_up"
 
 
 def passage_limit(remaining_ms: float) -> int:

@@ -7,6 +7,14 @@ summary (incremental: the new summary extends the cached one and is stored
 with the ``seq`` range it covers); assemble within the token limit; record
 any degradation on the current (last user) entry.
 
+Bounded work per call: a summary that lags far behind the window (a first
+build on a long session, or many writes without a build) is caught up at most
+:data:`CATCH_UP_PER_CALL` entries per call, oldest first, so no single call
+reads and summarizes thousands of entries; the turns still between the summary
+and the window are left out of that call's context (``summary_catching_up``).
+Likewise at most that many window entries that do not fit the token limit
+are folded per call.
+
 Ordering: a message's place is its turn start, ``(timestamp, seq)``. A voice
 client sends ``timestamp`` = when the turn began, so an assistant answer that
 was cut off and written *after* the user's barge-in still comes before it.
@@ -26,6 +34,7 @@ from ..models import Fact, MemoryEntry, MemorySettings, Role, Summary, utcnow
 from ..stores.base import ContextSnapshot, DurableStore
 from .budget import (
     DEGRADATION_MEMORY_TIMEOUT,
+    DEGRADATION_SUMMARY_BEHIND,
     DEGRADATION_SUMMARY_CACHED,
     Deadline,
     passage_limit,
@@ -42,14 +51,24 @@ from .extractive import ExtractiveSummarizer, apply_corrections
 from .summarize import LLMSummarizer, Summarizer, summarize_with_fallback
 from .tokens import count_tokens
 
-__all__ = ["SUMMARY_STORE_TOKENS", "build_session_context", "phi_redactor", "turn_order"]
+__all__ = [
+    "CATCH_UP_PER_CALL",
+    "SUMMARY_STORE_TOKENS",
+    "build_session_context",
+    "phi_redactor",
+    "turn_order",
+]
 
 log = logging.getLogger(__name__)
 
 #: Largest stored running summary; it is re-selected down to what fits each build.
 SUMMARY_STORE_TOKENS = 1500
-#: Most older entries fetched at once to catch a summary up.
+#: How far back before the history window a lagging summary is caught up;
+#: older turns not yet summarized are given up on.
 CATCH_UP_LIMIT = 2000
+#: Most older entries read and summarized per build: a lagging summary catches
+#: up over several calls instead of one call costing O(CATCH_UP_LIMIT).
+CATCH_UP_PER_CALL = 100
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
@@ -101,6 +120,7 @@ async def _fold(
     summarizer: Summarizer,
     cached: Summary | None,
     older: list[MemoryEntry],
+    through: int | None = None,
     settings: MemorySettings,
     session_id: str,
     owner: str,
@@ -108,9 +128,16 @@ async def _fold(
     deadline: Deadline,
     degradations: list[str],
 ) -> str | None:
-    """The cached summary extended with ``older``; stored when it is a real new summary."""
+    """The cached summary extended with ``older``; stored when it is a real new summary.
+
+    ``through`` is the last ``seq`` the new summary covers when that is past
+    the last of ``older`` (a catch-up chunk whose tail entries were deleted).
+    """
     previous = cached.text if cached else None
     if not older:
+        if cached is not None and through is not None and through > cached.to_seq:
+            # Nothing left to read up to ``through``: the summary covers it as is.
+            await store.put_summary(cached.model_copy(update={"to_seq": through}))
         return previous
     messages = _messages(older)
     use = summarizer
@@ -137,12 +164,33 @@ async def _fold(
                 user_id=owner,
                 text=text,
                 from_seq=cached.from_seq if cached else min(e.seq or 1 for e in older),
-                to_seq=max(e.seq or 1 for e in older),
+                to_seq=max([through or 1, *(e.seq or 1 for e in older)]),
                 created_at=utcnow(),
                 method=method,
             )
         )
     return text
+
+
+async def _catch_up_chunk(
+    store: DurableStore, session_id: str, covered: int, oldest: int
+) -> tuple[list[MemoryEntry], int]:
+    """The next entries after ``covered`` (at most :data:`CATCH_UP_PER_CALL`, oldest
+    first) and the last ``seq`` they stand for; the window starts at ``oldest``.
+
+    Turns more than :data:`CATCH_UP_LIMIT` before the window are skipped. A
+    range whose entries were all deleted is passed over; that costs at most
+    ``CATCH_UP_LIMIT / CATCH_UP_PER_CALL`` empty reads.
+    """
+    start = max(covered, oldest - 1 - CATCH_UP_LIMIT)
+    while start < oldest - 1:
+        end = min(oldest - 1, start + CATCH_UP_PER_CALL)
+        found = await store.get_entries(session_id, limit=end - start, before_seq=end + 1)
+        chunk = [e for e in found if (e.seq or 0) > start]
+        if chunk:
+            return chunk, end
+        start = end
+    return [], start
 
 
 async def build_session_context(
@@ -190,14 +238,26 @@ async def build_session_context(
         entries = entries[:-1]
     oldest = entries[0].seq if entries else None
     covered = cached.to_seq if cached else 0
+    chunk: list[MemoryEntry] = []
+    through: int | None = None
     if oldest is not None and oldest > covered + 1:
         # Turns between the summary and the loaded window: fetch them to summarize,
         # unless the turn's budget forbids the extra read.
         if deadline.limited:
             degradations.append("summary_stale")
         else:
-            gap = min(oldest - covered - 1, CATCH_UP_LIMIT)
-            entries = await store.get_entries(session_id, limit=gap, before_seq=oldest) + entries
+            chunk, through = await _catch_up_chunk(store, session_id, covered, oldest)
+    behind = through is not None and through < (oldest or 0) - 1
+    if behind:
+        # The summary stays contiguous: only the chunk is folded this call and
+        # window entries that do not fit are left out, not folded past the gap.
+        degradations.append(DEGRADATION_SUMMARY_BEHIND)
+    else:
+        # ``through`` is kept only to move the summary past a fully deleted range:
+        # chunk entries may stay verbatim in the window, so they are not "covered".
+        entries = chunk + entries
+        through = None if chunk else through
+        chunk = []
     entries.sort(key=turn_order)
 
     probe = ContextParts(
@@ -216,11 +276,20 @@ async def build_session_context(
     if cached:
         summary_room = min(count_tokens(cached.text, model), room // 2)
     older, window_entries = split_history(entries, room - summary_room, model)
+    older = sorted(chunk if behind else older, key=lambda e: e.seq or 0)
+    if len(older) > CATCH_UP_PER_CALL:
+        # A loaded window far longer than the token limit: fold its oldest
+        # entries now and the rest over the next calls (it is a prefix by seq,
+        # so the summary stays contiguous).
+        older = older[:CATCH_UP_PER_CALL]
+        if DEGRADATION_SUMMARY_BEHIND not in degradations:
+            degradations.append(DEGRADATION_SUMMARY_BEHIND)
     summary = await _fold(
         store=store,
         summarizer=summarizer,
         cached=cached,
-        older=sorted(older, key=lambda e: e.seq or 0),
+        older=older,
+        through=through,
         settings=snap.settings or MemorySettings(),
         session_id=session_id,
         owner=owner,
