@@ -64,7 +64,8 @@ class Doc:
 
     def free(self, i: int, j: int | None = None) -> bool:
         """Whether tokens ``i``..``j`` (inclusive) exist and none is claimed yet."""
-        j = i if j is None else j
+        if j is None:  # one token: the detectors' most frequent question, no slice
+            return 0 <= i < len(self.tokens) and not self.used[i]
         return i >= 0 and j < len(self.tokens) and not any(self.used[i : j + 1])
 
     def claim(self, type_: str, i: int, j: int, score: float) -> None:

@@ -124,7 +124,8 @@ def _is_id_part(doc: Doc, k: int, cue_tokens: set[int]) -> bool:
     if tok.num is not None:
         return True
     low = tok.low
-    if low.isalnum() and low.isascii() and any(c.isdigit() for c in low):
+    # ASCII letters and digits, not letters only: a digit among them (no per-char scan)
+    if low.isalnum() and low.isascii() and not low.isalpha():
         return True  # "a1234567", "1eg4"
     if len(low) == 1 and low.isalpha() and low.isascii():
         return True  # a spelled letter ("x j h one two three")
