@@ -64,6 +64,7 @@ _AFTER_BARE_DAY = frozenset(
     {"", ",", ".", "?", "!", ";", "at", "and", "or", "for", "in", "then", "when", "but", "so"}
 )
 _OF = frozenset({"of", "de", "del", ","})
+_MONTH_WORDS = frozenset(_MONTHS)
 
 
 def _numeric_dates(doc: Doc) -> None:
@@ -127,13 +128,40 @@ def _skip(doc: Doc, i: int, words: frozenset[str]) -> int:
     return i
 
 
+def _scan_end(doc: Doc) -> int:
+    """One past the last token where a spoken or written-out date can start.
+
+    A date found by the token scan has a month at or after its first token, or
+    is "on the <ordinal>" and starts at that "the": past the last month word
+    and the last "the" after "on", no token can start one.
+    """
+    lows = doc.lows
+    end = 0
+    if not _MONTH_WORDS.isdisjoint(doc.vocab):
+        end = max(k for k, low in enumerate(lows) if low in _MONTHS) + 1
+    if "on" in doc.vocab and "the" in doc.vocab:
+        for k in range(len(lows) - 1, end - 1, -1):
+            if lows[k] == "the" and k > 0 and lows[k - 1] == "on":
+                end = k + 1
+                break
+    return end
+
+
 def find_dates(doc: Doc) -> None:
-    """Claim calendar dates, typed or spoken, in English, Spanish, French or Arabic."""
-    _numeric_dates(doc)
-    n = len(doc.tokens)
+    """Claim calendar dates, typed or spoken, in English, Spanish, French or Arabic.
+
+    The numeric forms need a digit; the token scan stops at :func:`_scan_end`,
+    and only asks for a day (:func:`_day_at`) at the tokens that can begin one:
+    an ordinal word, a token starting with 0-9, or the first token of a number run.
+    """
+    if doc.digit:
+        _numeric_dates(doc)
+    n = _scan_end(doc)
+    lows = doc.lows
+    runs = doc.run_starts
     i = 0
     while i < n:
-        low = doc.low(i)
+        low = lows[i]
         end = -1
         start = i
         if low in _MONTHS and doc.free(i):
@@ -145,7 +173,7 @@ def find_dates(doc: Doc) -> None:
                 end = max(end, year_end)
             else:
                 end = _year_at(doc, _skip(doc, i + 1, _OF))
-        elif doc.free(i):
+        elif doc.free(i) and (low in _ORDINALS or "0" <= low[0] <= "9" or i in runs):
             # DAY [of|de] MONTH [[,] [de] YEAR]
             day_end = _day_at(doc, i)
             month = _skip(doc, day_end + 1, _OF) if day_end >= 0 else -1

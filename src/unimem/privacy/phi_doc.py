@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from .phi_lexicon import Lexicon
-from .phi_tokens import NumberRun, Token, normalize, number_runs, tokenize
+from .phi_tokens import NumberRun, Token, normalize, number_runs_at, tokenize_lows
 
 __all__ = ["SENTENCE_END", "Doc", "Span", "words"]
 
@@ -28,9 +29,21 @@ class Span:
     score: float
 
 
+#: Any decimal digit, as the detectors' ``\d`` patterns see one.
+_DIGIT_RE = re.compile(r"\d")
+_ASCII_DIGIT_RE = re.compile(r"[0-9]")
+
+
 @dataclass(slots=True)
 class Doc:
-    """Text, normalized text, tokens and the findings claimed so far."""
+    r"""Text, normalized text, tokens and the findings claimed so far.
+
+    Besides the tokens, a doc keeps facts the detectors use to skip work that
+    cannot find anything: ``lows`` (every token's normalized form, in order),
+    ``vocab`` (the same as a set, for "is any cue word here at all" tests),
+    ``digit`` (the normalized text has a ``\d`` digit) and ``ascii_digit``
+    (it has one of 0-9).
+    """
 
     text: str
     lex: Lexicon
@@ -42,25 +55,40 @@ class Doc:
     spans: list[Span] = field(default_factory=list)
     #: True when the text has case information (typed text, not a lowercase transcript).
     cased: bool = False
+    lows: list[str] = field(default_factory=list)
+    vocab: frozenset[str] = frozenset()
+    digit: bool = False
+    ascii_digit: bool = False
+    #: Number runs by the index of their first token.
+    run_starts: dict[int, NumberRun] = field(default_factory=dict)
 
     @classmethod
     def build(cls, text: str, lex: Lexicon, language: str | None) -> Doc:
         norm = normalize(text)
-        tokens = tokenize(text, norm)
+        tokens, lows, numbered = tokenize_lows(text, norm)
+        runs = number_runs_at(tokens, numbered, language)
+        # ASCII: norm differs from text exactly where text has an A-Z letter
+        cased = norm != text and (text.isascii() or any(c.isupper() for c in text))
+        digit = _DIGIT_RE.search(norm) is not None
         return cls(
             text=text,
             lex=lex,
             language=language,
             norm=norm,
             tokens=tokens,
-            runs=number_runs(tokens, language),
+            runs=runs,
             used=[False] * len(tokens),
-            cased=norm != text and any(c.isupper() for c in text),
+            cased=cased,
+            lows=lows,
+            vocab=frozenset(lows),
+            digit=digit,
+            ascii_digit=digit and _ASCII_DIGIT_RE.search(norm) is not None,
+            run_starts={run.first: run for run in runs},
         )
 
     def low(self, i: int) -> str:
         """The normalized token at ``i``, or "" past either end."""
-        return self.tokens[i].low if 0 <= i < len(self.tokens) else ""
+        return self.lows[i] if 0 <= i < len(self.lows) else ""
 
     def free(self, i: int, j: int | None = None) -> bool:
         """Whether tokens ``i``..``j`` (inclusive) exist and none is claimed yet."""
@@ -86,12 +114,7 @@ class Doc:
 
     def run_at(self, i: int) -> NumberRun | None:
         """The number run starting at token ``i``."""
-        for run in self.runs:
-            if run.first == i:
-                return run
-            if run.first > i:
-                break
-        return None
+        return self.run_starts.get(i)
 
     def capitalized(self, i: int) -> bool:
         """Whether token ``i`` starts with an uppercase letter followed by a lowercase one."""

@@ -59,6 +59,7 @@ for _rel in words("زوجتي زوجي ابني ابنتي بنتي أمي ام�
 _LONGEST: dict[str, int] = {}
 for _key in _KINDS:
     _LONGEST[_key[0]] = max(_LONGEST.get(_key[0], 0), len(_key))
+_CUE_FIRST = frozenset(_LONGEST)
 _TITLE_WORDS = frozenset(k[0] for k, kind in _KINDS.items() if kind == "title")
 _PARTICLES = frozenset(words("de del la van von der bin ben al el da di du le"))
 _MEDICAL_NEXT = frozenset(
@@ -186,16 +187,44 @@ def _extend(doc: Doc, k: int, strict: bool) -> int:
     return end
 
 
+def _given_at(doc: Doc) -> list[int]:
+    """The indices of the tokens :func:`_given` accepts, in order.
+
+    An ASCII token without "'s" is its own lookup key (``fold`` and ``_stem``
+    leave it alone), so a text of such tokens only needs a set intersection.
+    """
+    names = doc.lex.first_names
+    lows = doc.lows
+    if doc.norm.isascii() and "'s" not in doc.norm:
+        hits = names.intersection(doc.vocab)
+        return [k for k, low in enumerate(lows) if low in hits] if hits else []
+    return [k for k, low in enumerate(lows) if fold(_stem(low)) in names]
+
+
 def find_names(doc: Doc) -> None:
-    """Claim person names."""
+    """Claim person names.
+
+    The cue scan only visits tokens that begin a cue (a key of ``_LONGEST``),
+    and the scan for bare given names only the tokens :func:`_given_at` lists:
+    every other token is skipped by both scans as it stands.
+    """
     tokens = doc.tokens
+    lows = doc.lows
     n = len(tokens)
     i = 0
-    while i < n:
+    cues = (
+        [k for k, low in enumerate(lows) if low in _LONGEST]
+        if not _CUE_FIRST.isdisjoint(doc.vocab)
+        else []
+    )
+    for at in cues:
+        if at < i:
+            continue  # inside a cue or a name just claimed
+        i = at
         kind = None
         size = 0
-        for size in range(min(_LONGEST.get(tokens[i].low, 0), n - i), 0, -1):
-            kind = _KINDS.get(tuple(t.low for t in tokens[i : i + size]))
+        for size in range(min(_LONGEST.get(lows[i], 0), n - i), 0, -1):
+            kind = _KINDS.get(tuple(lows[i : i + size]))
             if kind is not None:
                 break
         if kind is None or not doc.free(i, i + size - 1):
@@ -227,10 +256,10 @@ def find_names(doc: Doc) -> None:
             i = end + 1
         else:
             i += size
-    for k in range(n):
-        if not doc.free(k) or _arabic(doc.low(k)):
+    for k in _given_at(doc):
+        if not doc.free(k) or _arabic(lows[k]):
             continue
-        if _given(doc, k) and _accept_first(doc, k, "bare"):
+        if _accept_first(doc, k, "bare"):
             end = _extend(doc, k, True)
             if doc.low(k - 1) in _PLACE_BEFORE or doc.low(end + 1) in _PLACE_AFTER:
                 continue

@@ -61,6 +61,7 @@ _cues(_GENERIC, "number,numbers,número,numero,numéro,رقم,رقمي,no,#")
 _LONGEST: dict[str, int] = {}
 for _key in _CUES:
     _LONGEST[_key[0]] = max(_LONGEST.get(_key[0], 0), len(_key))
+_CUE_FIRST = frozenset(_LONGEST)
 _GROUP_SEPARATORS = frozenset({",", "-", "dash", "hyphen", "guion", "tiret"})
 _STOP = SENTENCE_END | {"and", "y", "et", "or", "o", "ou", "but", "pero", "mais"}
 
@@ -87,11 +88,18 @@ def _cue_map(doc: Doc) -> tuple[dict[int, str], set[int]]:
     """Cue type by the index of each cue's last token, and every token inside a cue."""
     ends: dict[int, str] = {}
     inside: set[int] = set()
-    tokens = doc.tokens
+    if _CUE_FIRST.isdisjoint(doc.vocab):
+        return ends, inside
+    lows = doc.lows
+    n = len(lows)
     i = 0
-    while i < len(tokens):
-        for size in range(min(_LONGEST.get(tokens[i].low, 0), len(tokens) - i), 0, -1):
-            key = tuple(t.low for t in tokens[i : i + size])
+    # only a token that begins a cue can start one: visit those
+    for at in [k for k, low in enumerate(lows) if low in _LONGEST]:
+        if at < i:
+            continue
+        i = at
+        for size in range(min(_LONGEST[lows[i]], n - i), 0, -1):
+            key = tuple(lows[i : i + size])
             type_ = _CUES.get(key)
             if type_ is not None and (size > 1 or len(key[0]) > 1 or key[0] == "#"):
                 ends[i + size - 1] = type_
@@ -140,7 +148,14 @@ def _is_id_part(doc: Doc, k: int, cue_tokens: set[int]) -> bool:
 
 
 def find_identifiers(doc: Doc) -> None:
-    """Claim SSNs, MRNs, account ids and phone numbers (typed or spoken)."""
+    """Claim SSNs, MRNs, account ids and phone numbers (typed or spoken).
+
+    Every type needs at least three digits, counted from number runs and from
+    the 0-9 characters of the other tokens: without a run or an ASCII digit in
+    the text there is nothing to classify.
+    """
+    if not doc.runs and not doc.ascii_digit:
+        return
     ends, cue_tokens = _cue_map(doc)
     n = len(doc.tokens)
     i = 0
@@ -228,9 +243,13 @@ def _classify(doc: Doc, start: int, last: int, cue: str | None) -> None:
 
 
 def find_ages(doc: Doc) -> None:
-    """Claim ages of 90 and over ("i'm ninety two", "94 years old", "tengo 92 años")."""
-    for m in _AGE_COMPACT_RE.finditer(doc.norm):
-        doc.claim_chars("AGE_OVER_89", m.start(1), m.end(1), 0.85)
+    """Claim ages of 90 and over ("i'm ninety two", "94 years old", "tengo 92 años").
+
+    The compact form starts with a 0-9 digit, so it is only looked for when there is one.
+    """
+    if doc.ascii_digit:
+        for m in _AGE_COMPACT_RE.finditer(doc.norm):
+            doc.claim_chars("AGE_OVER_89", m.start(1), m.end(1), 0.85)
     for run in doc.runs:
         value = run.value
         if value is None or not 90 <= value <= 125 or not doc.free(run.first, run.last):

@@ -21,6 +21,8 @@ _URL_RE = re.compile(
 )
 _IP_RE = re.compile(r"(?<![\w.])(?:\d{1,3}\.){3}\d{1,3}(?![\w.]|\.\d)")
 _IPV6_RE = re.compile(r"(?<![\w:])(?:[0-9a-f]{1,4}:){7}[0-9a-f]{1,4}(?![\w:])")
+#: What the second form of ``_URL_RE`` always contains: a dot before a listed domain.
+_URL_HINT_RE = re.compile(r"\.(?:com|org|net|edu|gov|io|health|info)")
 _SSN_RE = re.compile(r"(?<![\d-])\d{3}-\d{2}-\d{4}(?![\d-])")
 _PHONE_RES = (
     # North American: (617) 555-0142, 617.555.0142, 617-555-0142, +1 415 555 2671
@@ -37,27 +39,39 @@ _AT = frozenset({"at", "arroba", "arobase", "@", "آت"})
 _DOT = frozenset({"dot", "punto", "point"})
 _JOIN = frozenset({"dot", "punto", "point", "underscore", "dash", "hyphen", "guion", "tiret"})
 _WWW = ("w", "w", "w")
+_AT_OR_DOT = _AT | _DOT
 
 
 def find_typed_patterns(doc: Doc) -> None:
-    """Claim typed emails, URLs, IP addresses, SSNs and formatted phone numbers."""
+    """Claim typed emails, URLs, IP addresses, SSNs and formatted phone numbers.
+
+    Each pattern only runs when the text has what every match of it contains:
+    "@" (email), "." and a digit (IPv4), "." and "www.", "://" or a listed
+    top-level domain after a dot (URL), seven ":" (IPv6), "-" and a digit (SSN),
+    a digit (phones) and "+" (international phones).
+    """
     norm = doc.norm
+    digit = doc.digit
     if "@" in norm:
         for m in _EMAIL_RE.finditer(norm):
             doc.claim_chars("EMAIL", m.start(), m.end(), 0.99)
     if "." in norm:
-        for m in _IP_RE.finditer(norm):
-            if all(int(part) <= 255 for part in m.group().split(".")):
-                doc.claim_chars("IP_ADDRESS", m.start(), m.end(), 0.95)
-        for m in _URL_RE.finditer(norm):
-            doc.claim_chars("URL", m.start(), m.end(), 0.95)
-    if ":" in norm:
+        if digit:
+            for m in _IP_RE.finditer(norm):
+                if all(int(part) <= 255 for part in m.group().split(".")):
+                    doc.claim_chars("IP_ADDRESS", m.start(), m.end(), 0.95)
+        if "www." in norm or "://" in norm or _URL_HINT_RE.search(norm):
+            for m in _URL_RE.finditer(norm):
+                doc.claim_chars("URL", m.start(), m.end(), 0.95)
+    if norm.count(":") >= 7:
         for m in _IPV6_RE.finditer(norm):
             doc.claim_chars("IP_ADDRESS", m.start(), m.end(), 0.95)
+    if not digit:
+        return
     if "-" in norm:
         for m in _SSN_RE.finditer(norm):
             doc.claim_chars("SSN", m.start(), m.end(), 0.9)
-    for regex in _PHONE_RES:
+    for regex in _PHONE_RES if "+" in norm else _PHONE_RES[:1]:
         for m in regex.finditer(norm):
             digits = sum(c.isdigit() for c in m.group())
             if 7 <= digits <= 15:
@@ -130,7 +144,12 @@ def _local_back(doc: Doc, i: int) -> int:
 
 
 def find_spoken_addresses(doc: Doc) -> None:
-    """Claim spoken emails, URLs and IP addresses."""
+    """Claim spoken emails, URLs and IP addresses.
+
+    Each of them has an "at" or a "dot" word: without one in the text, nothing to do.
+    """
+    if _AT_OR_DOT.isdisjoint(doc.vocab):
+        return
     tokens = doc.tokens
     n = len(tokens)
     for i, tok in enumerate(tokens):

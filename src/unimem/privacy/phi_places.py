@@ -36,6 +36,7 @@ _PO_BOXES = (
     ("ص", ".", "ب"),
 )
 _PO_FIRST = frozenset(box[0] for box in _PO_BOXES)
+_STARTS = _PO_FIRST | _ES_PREFIX | _AR_PREFIX
 
 
 def _name_words(doc: Doc, i: int, limit: int) -> int:
@@ -92,7 +93,11 @@ def _tail(doc: Doc, j: int) -> int:
 
 
 def find_addresses(doc: Doc) -> None:
-    """Claim street addresses (typed or spoken)."""
+    """Claim street addresses (typed or spoken).
+
+    Addresses start at a number run, or at a PO box or street prefix word: the
+    word scan only visits tokens that are one of those words.
+    """
     n = len(doc.tokens)
     for run in list(doc.runs):
         i = run.first
@@ -114,7 +119,10 @@ def find_addresses(doc: Doc) -> None:
         suffix = last + 1
         if last > run.last and doc.low(suffix) in _SUFFIXES and doc.free(suffix):
             doc.claim("ADDRESS", i, _tail(doc, suffix), 0.9)
-    for i in range(n):
+    if _STARTS.isdisjoint(doc.vocab):
+        return
+    # The loop below only acts at a PO box's first word or a street prefix word.
+    for i in (k for k in range(n) if doc.lows[k] in _STARTS):
         for box in _PO_BOXES if doc.low(i) in _PO_FIRST else ():
             end = i + len(box)
             if tuple(doc.low(k) for k in range(i, end)) == box and doc.free(i, end - 1):

@@ -15,7 +15,15 @@ import itertools
 import re
 from dataclasses import dataclass
 
-__all__ = ["NumberRun", "Token", "normalize", "number_runs", "tokenize"]
+__all__ = [
+    "NumberRun",
+    "Token",
+    "normalize",
+    "number_runs",
+    "number_runs_at",
+    "tokenize",
+    "tokenize_lows",
+]
 
 _TOKEN_RE = re.compile(r"[^\W_]+(?:['’][^\W_]+)*|\S")
 _DIGITS = str.maketrans("٠١٢٣٤٥٦٧٨٩۰۱۲۳۴۵۶۷۸۹", "01234567890123456789")
@@ -44,6 +52,8 @@ def normalize(text: str) -> str:
     if len(lowered) != len(text):
         # A few characters (e.g. 'İ') lowercase to two; keep those unchanged.
         lowered = "".join(c if len(c.lower()) != 1 else c.lower() for c in text)
+    if lowered.isascii():
+        return lowered  # only non-ASCII digits are translated
     return lowered.translate(_DIGITS)
 
 
@@ -124,17 +134,44 @@ def _number_of(low: str) -> tuple[str, int] | None:
     return hit
 
 
+#: First characters of the tokens :func:`_number_of` reads other than by a ``_WORDS`` lookup.
+_NUMBER_FIRST = frozenset("0123456789و")
+
+
 def tokenize(text: str, norm: str) -> list[Token]:
     """Split ``text`` (with its :func:`normalize` form ``norm``) into tokens."""
+    return tokenize_lows(text, norm)[0]
+
+
+def tokenize_lows(text: str, norm: str) -> tuple[list[Token], list[str], list[int]]:
+    """:func:`tokenize`, the tokens' ``low`` forms, and the indices of the number tokens.
+
+    The number reading is :func:`_number_of`, which only differs from a plain
+    ``_WORDS`` lookup for ASCII digit strings and Arabic words joined to "و"
+    (``_WORDS`` has no key starting with a digit): only those are passed to it.
+    """
     tokens: list[Token] = []
+    lows: list[str] = []
+    numbered: list[int] = []
+    append = tokens.append
+    append_low = lows.append
+    lookup = _WORDS.get
     for i, match in enumerate(_TOKEN_RE.finditer(norm)):
         low = match.group()
         start, end = match.span()
-        tokens.append(Token(text[start:end], low, start, end, i, _number_of(low)))
-    for prev, tok in itertools.pairwise(tokens):
-        if prev.low == "a" and tok.low in ("hundred", "thousand"):
-            prev.num = ("d", 1)  # "a hundred and one"
-    return tokens
+        num = lookup(low)
+        if num is None and low[0] in _NUMBER_FIRST:
+            num = _number_of(low)
+        append(Token(text[start:end], low, start, end, i, num))
+        append_low(low)
+        if num is not None:
+            numbered.append(i)
+    if "hundred" in norm or "thousand" in norm:  # else no token is either word
+        for prev, tok in itertools.pairwise(tokens):
+            if prev.low == "a" and tok.low in ("hundred", "thousand"):
+                prev.num = ("d", 1)  # "a hundred and one"
+        numbered = [k for k, tok in enumerate(tokens) if tok.num is not None]
+    return tokens, lows, numbered
 
 
 @dataclass(slots=True)
@@ -249,14 +286,25 @@ def number_runs(tokens: list[Token], language: str | None = None) -> list[Number
     A lone weak word ("un", "once", "oh") is no run, unless ``language`` says it is
     a number there (Spanish "once" is eleven).
     """
+    numbered = [k for k, tok in enumerate(tokens) if tok.num is not None]
+    return number_runs_at(tokens, numbered, language)
+
+
+def number_runs_at(
+    tokens: list[Token], numbered: list[int], language: str | None = None
+) -> list[NumberRun]:
+    """:func:`number_runs`, given the ascending indices of the tokens with a ``num``.
+
+    A run starts at a number token only, so the scan visits those and nothing else.
+    """
     weak = _WEAK - _STRONG_IN.get(language or "", frozenset())
     runs: list[NumberRun] = []
     n = len(tokens)
     i = 0
-    while i < n:
-        if tokens[i].num is None:
-            i += 1
-            continue
+    for first in numbered:
+        if first < i:
+            continue  # inside the run just read
+        i = first
         j = i + 1
         while j < n:
             tok = tokens[j]
