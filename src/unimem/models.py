@@ -414,7 +414,9 @@ class ConversationContext(_Model):
 
 _M = TypeVar("_M", bound=BaseModel)
 _ENTRY_FIELDS = tuple(MemoryEntry.model_fields)
+_ENTRY_KEYS = frozenset(_ENTRY_FIELDS)
 _EVENT_FIELDS = tuple(MemoryEvent.model_fields)
+_SESSION_FIELDS = tuple(SessionInfo.model_fields)
 _ROLES = {r.value: r for r in Role}
 _MODES = {m.value: m for m in Mode}
 
@@ -432,15 +434,47 @@ def _time(value: str | None) -> datetime | None:
     return datetime.fromisoformat(value) if value else None
 
 
-def entry_from_json(raw: str | bytes) -> MemoryEntry:
-    """Rebuild an entry from the JSON of ``MemoryEntry.model_dump_json()``."""
-    data = orjson.loads(raw)
-    if tuple(data) != _ENTRY_FIELDS:
+def _entry_from_dict(data: dict[str, Any], raw: str | bytes) -> MemoryEntry:
+    if data.keys() != _ENTRY_KEYS:
         return MemoryEntry.model_validate_json(raw)
     data["role"] = _ROLES[data["role"]]
     data["mode"] = _MODES[data["mode"]]
     data["timestamp"] = _time(data["timestamp"])
     return _construct(MemoryEntry, data)
+
+
+def entry_from_json(raw: str | bytes) -> MemoryEntry:
+    """Rebuild an entry from the JSON of ``MemoryEntry.model_dump_json()``."""
+    return _entry_from_dict(orjson.loads(raw), raw)
+
+
+def entries_from_json_array(raw: str | bytes) -> list[MemoryEntry]:
+    """Rebuild entries from a JSON array of ``MemoryEntry.model_dump_json()``
+    texts (one parse for a whole window)."""
+    out: list[MemoryEntry] = []
+    for data in orjson.loads(raw):
+        if data.keys() == _ENTRY_KEYS:
+            data["role"] = _ROLES[data["role"]]
+            data["mode"] = _MODES[data["mode"]]
+            data["timestamp"] = _time(data["timestamp"])
+            out.append(_construct(MemoryEntry, data))
+        else:
+            out.append(MemoryEntry.model_validate(data))
+    return out
+
+
+def session_from_json(raw: str | bytes) -> SessionInfo:
+    """Rebuild a session's state from the JSON of ``SessionInfo.model_dump_json()``."""
+    data = orjson.loads(raw)
+    if tuple(data) != _SESSION_FIELDS:
+        return SessionInfo.model_validate_json(raw)
+    data["started_at"] = _time(data["started_at"])
+    data["last_active_at"] = _time(data["last_active_at"])
+    data["closed_at"] = _time(data["closed_at"])
+    if data["current_mode"] is not None:
+        data["current_mode"] = _MODES[data["current_mode"]]
+    data["modes_used"] = [_MODES[m] for m in data["modes_used"]]
+    return _construct(SessionInfo, data)
 
 
 def event_from_json(raw: str | bytes) -> MemoryEvent:

@@ -484,9 +484,12 @@ class UnifiedMemoryService(PrivacyOperations, ContextOperations):
         check_range(max_messages, "max_messages", 1, self.config.max_history_messages)
         if before_seq is not None:
             check_range(before_seq, "before_seq", 1, 2**62)
-        await self._owned_session(session_id, user_id)
-        store = await self._store()
-        return await store.get_entries(session_id, limit=max_messages, before_seq=before_seq)
+        state, entries = await (await self._store()).load_history(
+            session_id, limit=max_messages, before_seq=before_seq
+        )
+        if state is not None and user_id is not None and state.user_id != user_id:
+            raise SessionNotFoundError(f"no session {session_id!r} for this user")
+        return entries
 
     async def get_events(
         self,

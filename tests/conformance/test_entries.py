@@ -4,7 +4,9 @@ import asyncio
 import uuid
 from datetime import UTC, datetime
 
-from unimem import MemoryEntry, Mode, Role, UnifiedMemoryService
+import pytest
+
+from unimem import MemoryEntry, Mode, Role, SessionNotFoundError, UnifiedMemoryService
 
 
 def user(content: str, **kw) -> MemoryEntry:
@@ -54,6 +56,25 @@ async def test_history_is_oldest_first_and_limited(service: UnifiedMemoryService
     assert [e.content for e in history] == [f"m{i}" for i in range(7, 12)]
     older = await service.get_history("s1", max_messages=5, before_seq=history[0].seq)
     assert [e.content for e in older] == [f"m{i}" for i in range(2, 7)]
+
+
+async def test_load_history_reads_state_and_entries_together(service: UnifiedMemoryService):
+    store = service.store
+    assert await store.load_history("nobody", limit=5) == (None, [])
+    for i in range(7):
+        await service.add_entry(session_id="s1", entry=user(f"m{i}"), user_id="alice")
+    state, entries = await store.load_history("s1", limit=3)
+    assert state is not None and state.user_id == "alice" and state.message_count == 7
+    assert [e.content for e in entries] == ["m4", "m5", "m6"]
+    state, older = await store.load_history("s1", limit=3, before_seq=entries[0].seq)
+    assert [e.content for e in older] == ["m1", "m2", "m3"]
+
+
+async def test_history_of_another_users_session_is_not_found(service: UnifiedMemoryService):
+    await service.add_entry(session_id="s1", entry=user("mine"), user_id="alice")
+    with pytest.raises(SessionNotFoundError):
+        await service.get_history("s1", user_id="mallory")
+    assert [e.content for e in await service.get_history("s1", user_id="alice")] == ["mine"]
 
 
 async def test_history_beyond_the_hot_window(service: UnifiedMemoryService):

@@ -136,6 +136,14 @@ class EncryptedStore:
         found = await self.inner.get_entries(session_id, limit=limit, before_seq=before_seq)
         return self._open_entries(found)
 
+    async def load_history(
+        self, session_id: str, *, limit: int, before_seq: int | None = None
+    ) -> tuple[SessionInfo | None, list[MemoryEntry]]:
+        state, found = await self.inner.load_history(
+            session_id, limit=limit, before_seq=before_seq
+        )
+        return state, self._open_entries(found)
+
     async def get_entry(self, session_id: str, entry_id: str) -> MemoryEntry | None:
         entry = await self.inner.get_entry(session_id, entry_id)
         return self._open_entry(entry) if entry is not None else None

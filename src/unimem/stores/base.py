@@ -100,6 +100,13 @@ class DurableStore(Protocol):
     ) -> list[MemoryEntry]:
         """The last ``limit`` entries (below ``before_seq`` if given), oldest first."""
 
+    async def load_history(
+        self, session_id: str, *, limit: int, before_seq: int | None = None
+    ) -> tuple[SessionInfo | None, list[MemoryEntry]]:
+        """The session's state (``None``: unknown session) with :meth:`get_entries`'s
+        answer, read together (one round trip where the store allows it), so the
+        owner check of a history read costs nothing extra."""
+
     async def get_entry(self, session_id: str, entry_id: str) -> MemoryEntry | None:
         """One entry by id, or ``None``."""
 

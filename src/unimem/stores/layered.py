@@ -37,6 +37,7 @@ from ..models import (
     event_from_json,
     utcnow,
 )
+from . import redis_scripts as lua
 from .base import AppendResult, ContextSnapshot, DeleteScope, DurableStore
 from .redis import (
     EVENT_KEEP,
@@ -241,6 +242,23 @@ class LayeredStore:
                     return snap.entries[-limit:]
         return await self.durable.get_entries(session_id, limit=limit, before_seq=before_seq)
 
+    async def load_history(
+        self, session_id: str, *, limit: int, before_seq: int | None = None
+    ) -> tuple[SessionInfo | None, list[MemoryEntry]]:
+        """State and last entries from Redis in one round trip when the window
+        holds them; otherwise from the durable store (rebuilding a missing window)."""
+        if before_seq is None and 0 < limit <= self.cache.hot_window:
+            asked = time.monotonic()
+            found = await self._guard(lambda: self.cache.read(session_id, limit, 0))
+            if not isinstance(found, _Down):
+                if found is not None and (found.complete or len(found.entries) >= limit):
+                    self._owner(session_id, found.state.user_id)
+                    return found.state, found.entries
+                if found is None:
+                    snap = await self._rebuild(session_id, asked)
+                    return snap.session, snap.entries[-limit:]
+        return await self.durable.load_history(session_id, limit=limit, before_seq=before_seq)
+
     async def get_entry(self, session_id: str, entry_id: str) -> MemoryEntry | None:
         return await self.durable.get_entry(session_id, entry_id)
 
@@ -292,9 +310,10 @@ class LayeredStore:
                 session_id, owner, max_messages, event_limit, since_ms=since_ms, limit=max_messages
             )
         else:
-            pipe = self.cache._pipe()
-            self.cache.queue_read(pipe, session_id, max_messages, event_limit)
-            [raw_session] = await self.cache._run(pipe)
+            sk = self.cache.session_keys(session_id)
+            raw_session = await self.cache._call(
+                lua.READ_SESSION, 4, sk.meta, sk.window, sk.lang, sk.mode, max_messages, event_limit
+            )
             raw_user = None
         cached = self.cache.parse_read(raw_session)
         if cached is None or not (cached.complete or len(cached.entries) >= max_messages):

@@ -123,6 +123,12 @@ class InMemoryStore:
             entries = entries[: bisect_left(entries, before_seq, key=_seq)]
         return entries[-limit:]
 
+    async def load_history(
+        self, session_id: str, *, limit: int, before_seq: int | None = None
+    ) -> tuple[SessionInfo | None, list[MemoryEntry]]:
+        state = await self.get_session(session_id)
+        return state, await self.get_entries(session_id, limit=limit, before_seq=before_seq)
+
     async def get_entry(self, session_id: str, entry_id: str) -> MemoryEntry | None:
         session = self._sessions.get(session_id)
         return session.by_id.get(entry_id) if session else None

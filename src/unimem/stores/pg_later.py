@@ -22,9 +22,9 @@ from ..models import (
     Fact,
     MemoryEntry,
     MemorySettings,
-    SessionInfo,
     Summary,
     entry_from_json,
+    session_from_json,
 )
 from .base import DeleteScope, apply_entry_changes
 
@@ -300,7 +300,7 @@ class LaterLayersMixin:
                     f"SELECT session_id, data FROM {kind} WHERE user_id = $1", user_id
                 )
         states = sorted(
-            (SessionInfo.model_validate_json(r[1]) for r in found["sessions"]),
+            (session_from_json(r[1]) for r in found["sessions"]),
             key=lambda s: (s.started_at, s.session_id),
         )
         order = {s.session_id: i for i, s in enumerate(states)}

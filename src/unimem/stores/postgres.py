@@ -37,6 +37,7 @@ from ..models import (
     SessionInfo,
     entry_from_json,
     event_from_json,
+    session_from_json,
 )
 from .base import AppendResult, ContextSnapshot, DeleteScope, plan_close, plan_entry, plan_event
 from .pg_later import LaterLayersMixin
@@ -98,6 +99,14 @@ def _translate(exc: BaseException) -> StoreUnavailableError:
     return StoreUnavailableError(
         f"PostgreSQL is unreachable ({type(exc).__name__}); nothing was written, retry later"
     )
+
+
+async def _keep_session(conn: asyncpg.Connection) -> None:
+    """The pool's reset on release. asyncpg still rolls back an open transaction
+    itself; its default reset also sends ``RESET ALL; UNLISTEN *; CLOSE ALL;
+    pg_advisory_unlock_all()``, one more round trip per acquire, for state this
+    store never leaves on a pooled connection (no ``SET``, ``LISTEN``, cursors
+    or session-level advisory locks: the sweep's lock has its own connection)."""
 
 
 class _CachedState:
@@ -183,6 +192,7 @@ class PostgresStore(LaterLayersMixin):
                 timeout=self._timeout,
                 command_timeout=self._timeout,
                 server_settings=settings,
+                reset=_keep_session,
             )
         except _UNAVAILABLE as exc:
             raise _translate(exc) from exc
@@ -314,7 +324,7 @@ class PostgresStore(LaterLayersMixin):
                 row = await conn.fetchrow(
                     _STATE + " FOR UPDATE OF s", entry.session_id, entry.id, entry.user_id
                 )
-                state = SessionInfo.model_validate_json(row[0]) if row else None
+                state = session_from_json(row[0]) if row else None
                 version = row[1] if row else 0
                 if row is not None and row[2] is not None:
                     assert state is not None
@@ -333,7 +343,7 @@ class PostgresStore(LaterLayersMixin):
             for _ in range(3):
                 async with conn.transaction():
                     row = await conn.fetchrow(_STATE + " FOR UPDATE OF s", session_id, "", "")
-                    state = SessionInfo.model_validate_json(row[0]) if row else None
+                    state = session_from_json(row[0]) if row else None
                     version = row[1] if row else 0
                     new_state, event, result = change(state)
                     if new_state is state:
@@ -379,7 +389,7 @@ class PostgresStore(LaterLayersMixin):
     async def get_session(self, session_id: str) -> SessionInfo | None:
         async with self._conn() as conn:
             raw = await conn.fetchval("SELECT data FROM sessions WHERE session_id = $1", session_id)
-        return SessionInfo.model_validate_json(raw) if raw is not None else None
+        return session_from_json(raw) if raw is not None else None
 
     async def get_entries(
         self, session_id: str, *, limit: int, before_seq: int | None = None
@@ -395,6 +405,22 @@ class PostgresStore(LaterLayersMixin):
                 limit,
             )
         return [entry_from_json(r[0]) for r in reversed(rows)]
+
+    async def load_history(
+        self, session_id: str, *, limit: int, before_seq: int | None = None
+    ) -> tuple[SessionInfo | None, list[MemoryEntry]]:
+        async with self._conn() as conn:
+            row = await conn.fetchrow(
+                "SELECT s.data, ARRAY(SELECT e.data::text FROM entries e "
+                "WHERE e.session_id = $1 AND e.seq < $2 ORDER BY e.seq DESC LIMIT $3) "
+                "FROM sessions s WHERE s.session_id = $1",
+                session_id,
+                before_seq if before_seq is not None else 2**62,
+                max(limit, 0),
+            )
+        if row is None:
+            return None, []
+        return session_from_json(row[0]), [entry_from_json(r) for r in reversed(row[1])]
 
     async def get_entry(self, session_id: str, entry_id: str) -> MemoryEntry | None:
         async with self._conn() as conn:
@@ -427,7 +453,7 @@ class PostgresStore(LaterLayersMixin):
         if row is None or row[0] is None:
             return ContextSnapshot(None, [], [], [], None)
         return ContextSnapshot(
-            session=SessionInfo.model_validate_json(row[0]),
+            session=session_from_json(row[0]),
             entries=[entry_from_json(r) for r in reversed(row[1] or [])],
             language_events=[event_from_json(r) for r in reversed(row[2] or [])],
             mode_events=[event_from_json(r) for r in reversed(row[3] or [])],
@@ -450,7 +476,7 @@ class PostgresStore(LaterLayersMixin):
                 limit,
                 offset,
             )
-        return [SessionInfo.model_validate_json(r[0]) for r in rows]
+        return [session_from_json(r[0]) for r in rows]
 
 
 def _events_of(kind: str) -> str:

@@ -27,7 +27,14 @@ from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
 
 from ..errors import ConfigurationError, StoreUnavailableError
-from ..models import MemoryEntry, MemoryEvent, SessionInfo, entry_from_json
+from ..models import (
+    MemoryEntry,
+    MemoryEvent,
+    SessionInfo,
+    entries_from_json_array,
+    entry_from_json,
+    session_from_json,
+)
 from . import keys as k
 from . import redis_scripts as lua
 
@@ -201,14 +208,14 @@ class RedisSessionCache:
 
     # ------------------------------------------------------------------ writes
 
-    def _queue_session_write(
+    def _session_write_args(
         self,
-        pipe: Any,
         state: SessionInfo,
         prev: tuple[int, int],
-        entry: MemoryEntry | None,
+        entry_json: str | None,
+        entry_seq: int,
         events: Sequence[MemoryEvent],
-    ) -> None:
+    ) -> list[Any]:
         argv: list[Any] = [
             prev[0],
             prev[1],
@@ -218,13 +225,25 @@ class RedisSessionCache:
             self.hot_window,
             self.session_ttl,
             EVENT_KEEP,
-            entry.seq if entry is not None else 0,
-            entry.model_dump_json() if entry is not None else "",
+            entry_seq,
+            entry_json or "",
+            len(events),
         ]
         for event in events:
             argv += [event.event_type, event.model_dump_json()]
-        sk = self.session_keys(state.session_id)
-        pipe.eval(lua.WRITE_SESSION, 5, *sk.all(), *argv)
+        return argv
+
+    def _user_write_args(self, entry: MemoryEntry, entry_json: str) -> list[Any]:
+        ms = _ms(entry)
+        return [
+            k.recent_member(entry.session_id, entry.id),
+            ms,
+            entry_json,
+            ms - self.short_term_ttl * 1000,
+            self.short_term_cap,
+            self.short_term_ttl,
+            entry.session_id,
+        ]
 
     async def record(
         self,
@@ -232,31 +251,50 @@ class RedisSessionCache:
         prev: tuple[int, int],
         entry: MemoryEntry | None = None,
         events: Sequence[MemoryEvent] = (),
+        *,
+        entry_json: str | None = None,
     ) -> None:
         """Apply one committed write (entry and/or events, new ``state``) to the cache.
 
-        ``prev`` is the session's (message_count, event_count) before the write.
-        One round trip: the session script and, for an entry, the user's
-        short-term script, pipelined.
+        ``prev`` is the session's (message_count, event_count) before the write;
+        ``entry_json`` the entry's ``model_dump_json()`` when the caller has it.
+        One round trip: on a single Redis one script call updates the session
+        and the user's short-term layer; on a cluster (two slots) the session
+        script and the user script are pipelined.
         """
+        if entry is not None and entry_json is None:
+            entry_json = entry.model_dump_json()
+        sk = self.session_keys(state.session_id)
+        seq = (entry.seq or 0) if entry is not None else 0
+        session_args = self._session_write_args(state, prev, entry_json, seq, events)
+        if entry is None or entry_json is None:
+            await self._call(lua.WRITE_SESSION, 5, *sk.all(), *session_args)
+            return
+        uk = self.user_keys(state.user_id)
+        user_args = self._user_write_args(entry, entry_json)
+        if not isinstance(self.client, RedisCluster):
+            keys = (*sk.all(), *uk.short_term())
+            await self._call(lua.WRITE_BOTH, 9, *keys, *session_args, *user_args)
+            return
         pipe = self._pipe()
-        self._queue_session_write(pipe, state, prev, entry, events)
-        if entry is not None:
-            uk = self.user_keys(state.user_id)
-            cutoff = _ms(entry) - self.short_term_ttl * 1000
-            pipe.eval(
-                lua.WRITE_USER,
-                4,
-                *uk.short_term(),
-                k.recent_member(entry.session_id, entry.id),
-                _ms(entry),
-                entry.model_dump_json(),
-                cutoff,
-                self.short_term_cap,
-                self.short_term_ttl,
-                entry.session_id,
-            )
+        pipe.eval(lua.WRITE_SESSION, 5, *sk.all(), *session_args)
+        pipe.eval(lua.WRITE_USER, 4, *uk.short_term(), *user_args)
         await self._run(pipe)
+
+    async def _call(self, src: str, numkeys: int, *args: Any) -> Any:
+        """One script call in one round trip, without a pipeline object (which
+        costs more than the command itself on the read path). By SHA on a single
+        Redis, loading the script once if Redis does not know it."""
+        try:
+            if isinstance(self.client, RedisCluster):
+                return await self.client.eval(src, numkeys, *args)
+            try:
+                return await self.client.evalsha(lua.sha(src), numkeys, *args)
+            except rexc.NoScriptError:
+                await self.client.script_load(src)
+                return await self.client.evalsha(lua.sha(src), numkeys, *args)
+        except _UNAVAILABLE as exc:
+            raise unavailable(exc) from exc
 
     # ------------------------------------------------------------------ reads
 
@@ -274,9 +312,9 @@ class RedisSessionCache:
             return None
         state_raw, complete, entries, lang, mode = raw
         return CachedSession(
-            state=SessionInfo.model_validate_json(state_raw),
+            state=session_from_json(state_raw),
             complete=complete == b"1",
-            entries=[entry_from_json(e) for e in entries],
+            entries=entries_from_json_array(entries),
             language_events=list(lang),
             mode_events=list(mode),
         )
@@ -318,10 +356,9 @@ class RedisSessionCache:
     ) -> tuple[Any, Any]:
         """The session read and the user read (excluding this session) in one round
         trip: one script call on a single Redis, a two-command pipeline on a cluster."""
-        pipe = self._pipe()
-        if pipe.by_sha:
+        if not isinstance(self.client, RedisCluster):
             sk, uk = self.session_keys(session_id), self.user_keys(user_id)
-            pipe.eval(
+            both = await self._call(
                 lua.READ_BOTH,
                 8,
                 sk.meta,
@@ -339,8 +376,8 @@ class RedisSessionCache:
                 limit,
                 1,
             )
-            [both] = await self._run(pipe)
             return both[0], both[1]
+        pipe = self._pipe()
         self.queue_read(pipe, session_id, max_messages, event_limit)
         self.queue_user_read(
             pipe,
@@ -357,9 +394,10 @@ class RedisSessionCache:
         self, session_id: str, max_messages: int, event_limit: int
     ) -> CachedSession | None:
         """The cached context of a session, or ``None`` when it is not cached."""
-        pipe = self._pipe()
-        self.queue_read(pipe, session_id, max_messages, event_limit)
-        [raw] = await self._run(pipe)
+        sk = self.session_keys(session_id)
+        raw = await self._call(
+            lua.READ_SESSION, 4, sk.meta, sk.window, sk.lang, sk.mode, max_messages, event_limit
+        )
         return self.parse_read(raw)
 
     async def try_lock_rebuild(self, session_id: str, token: str) -> bool:
@@ -423,7 +461,7 @@ class RedisSessionCache:
             raw = await self.client.hget(self.session_keys(session_id).meta, "state")
         except _UNAVAILABLE as exc:
             raise unavailable(exc) from exc
-        return SessionInfo.model_validate_json(raw) if raw else None
+        return session_from_json(raw) if raw else None
 
     async def get_settings(self, user_id: str) -> bytes | None:
         """The cached settings JSON (``b""``: none stored), or ``None`` when not cached."""

@@ -16,6 +16,7 @@ __all__ = [
     "READ_SESSION",
     "READ_USER",
     "WARM_USER",
+    "WRITE_BOTH",
     "WRITE_SESSION",
     "WRITE_USER",
     "sha",
@@ -28,36 +29,44 @@ def sha(src: str) -> str:
     return hashlib.sha1(src.encode()).hexdigest()
 
 
-WRITE_SESSION = """
-local cur = redis.call('HMGET', KEYS[1], 'mc', 'ec')
-if not cur[1] then
-  redis.call('DEL', KEYS[5])
-  if ARGV[1] ~= '0' or ARGV[2] ~= '0' then return 0 end
-  redis.call('HSET', KEYS[1], 'complete', '1')
-elseif cur[1] ~= ARGV[1] or cur[2] ~= ARGV[2] then
-  redis.call('DEL', KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5])
-  return -1
-end
-redis.call('HSET', KEYS[1], 'mc', ARGV[3], 'ec', ARGV[4], 'state', ARGV[5])
-if ARGV[9] ~= '0' then
-  redis.call('ZADD', KEYS[2], ARGV[9], ARGV[10])
-  if redis.call('ZREMRANGEBYRANK', KEYS[2], 0, -tonumber(ARGV[6]) - 1) > 0 then
-    redis.call('HSET', KEYS[1], 'complete', '0')
+_WRITE_SESSION_FN = """
+local function write_session(K, A, first)
+  local cur = redis.call('HMGET', K[1], 'mc', 'ec')
+  if not cur[1] then
+    redis.call('DEL', K[5])
+    if A[first] ~= '0' or A[first + 1] ~= '0' then return 0 end
+    redis.call('HSET', K[1], 'complete', '1')
+  elseif cur[1] ~= A[first] or cur[2] ~= A[first + 1] then
+    redis.call('DEL', K[1], K[2], K[3], K[4], K[5])
+    return -1
   end
-end
-local keep = tonumber(ARGV[8])
-for i = 11, #ARGV, 2 do
-  local list = nil
-  if ARGV[i] == 'language_switch' then list = KEYS[3] end
-  if ARGV[i] == 'mode_switch' then list = KEYS[4] end
-  if list then
-    redis.call('RPUSH', list, ARGV[i + 1])
-    redis.call('LTRIM', list, -keep, -1)
+  redis.call('HSET', K[1], 'mc', A[first + 2], 'ec', A[first + 3], 'state', A[first + 4])
+  if A[first + 8] ~= '0' then
+    redis.call('ZADD', K[2], A[first + 8], A[first + 9])
+    if redis.call('ZREMRANGEBYRANK', K[2], 0, -tonumber(A[first + 5]) - 1) > 0 then
+      redis.call('HSET', K[1], 'complete', '0')
+    end
   end
+  local keep = tonumber(A[first + 7])
+  for i = first + 11, first + 10 + 2 * tonumber(A[first + 10]), 2 do
+    local list = nil
+    if A[i] == 'language_switch' then list = K[3] end
+    if A[i] == 'mode_switch' then list = K[4] end
+    if list then
+      redis.call('RPUSH', list, A[i + 1])
+      redis.call('LTRIM', list, -keep, -1)
+    end
+  end
+  for i = 1, 4 do redis.call('EXPIRE', K[i], A[first + 6]) end
+  return 1
 end
-for i = 1, 4 do redis.call('EXPIRE', KEYS[i], ARGV[7]) end
-return 1
 """
+
+#: KEYS: the session's meta, window, language, mode and rebuild keys. ARGV:
+#: previous message and event counts, new counts, state JSON, hot window size,
+#: TTL, events kept, entry seq (0: none), entry JSON, number of events, then
+#: (event type, event JSON) pairs.
+WRITE_SESSION = _WRITE_SESSION_FN + "return write_session(KEYS, ARGV, 1)"
 
 _READ_SESSION_FN = """
 local function read_session(meta, win, lang, mode, n, l)
@@ -72,7 +81,8 @@ local function read_session(meta, win, lang, mode, n, l)
     a = redis.call('LRANGE', lang, -l, -1)
     b = redis.call('LRANGE', mode, -l, -1)
   end
-  return {m[1], m[2], e, a, b}
+  -- the window as one JSON array: one bulk reply, one parse
+  return {m[1], m[2], '[' .. table.concat(e, ',') .. ']', a, b}
 end
 """
 
@@ -103,22 +113,41 @@ for j = 1, 4 do redis.call('EXPIRE', KEYS[j], ARGV[6]) end
 return 1
 """
 
-WRITE_USER = """
-redis.call('ZADD', KEYS[1], ARGV[2], ARGV[1])
-redis.call('HSET', KEYS[2], ARGV[1], ARGV[3])
-local gone = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', '(' .. ARGV[4])
-local over = redis.call('ZCARD', KEYS[1]) - #gone - tonumber(ARGV[5])
-if over > 0 then gone = redis.call('ZRANGE', KEYS[1], 0, #gone + over - 1) end
-if #gone > 0 then
-  redis.call('ZREM', KEYS[1], unpack(gone))
-  redis.call('HDEL', KEYS[2], unpack(gone))
+_WRITE_USER_FN = """
+local function write_user(K, A, first)
+  local member, score = A[first], A[first + 1]
+  redis.call('ZADD', K[1], score, member)
+  redis.call('HSET', K[2], member, A[first + 2])
+  local gone = redis.call('ZRANGEBYSCORE', K[1], '-inf', '(' .. A[first + 3])
+  local over = redis.call('ZCARD', K[1]) - #gone - tonumber(A[first + 4])
+  if over > 0 then gone = redis.call('ZRANGE', K[1], 0, #gone + over - 1) end
+  if #gone > 0 then
+    redis.call('ZREM', K[1], unpack(gone))
+    redis.call('HDEL', K[2], unpack(gone))
+  end
+  redis.call('ZADD', K[4], score, A[first + 6])
+  redis.call('EXPIRE', K[1], A[first + 5])
+  redis.call('EXPIRE', K[2], A[first + 5])
+  redis.call('EXPIRE', K[4], A[first + 5])
+  return 1
 end
-redis.call('ZADD', KEYS[4], ARGV[2], ARGV[7])
-redis.call('EXPIRE', KEYS[1], ARGV[6])
-redis.call('EXPIRE', KEYS[2], ARGV[6])
-redis.call('EXPIRE', KEYS[4], ARGV[6])
-return 1
 """
+
+#: KEYS: the user's recent, recent data, warm and sessions keys. ARGV: member,
+#: score (ms), entry JSON, cutoff (ms), cap, TTL, session id.
+WRITE_USER = _WRITE_USER_FN + "return write_user(KEYS, ARGV, 1)"
+
+#: A session write and the user's short-term write in one call, for a single
+#: Redis (keys of two slots: never on a cluster). KEYS: the five session keys,
+#: then the four user keys; ARGV: the session write's, then the user write's.
+WRITE_BOTH = (
+    _WRITE_SESSION_FN
+    + _WRITE_USER_FN
+    + "local s = write_session({KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]}, ARGV, 1)\n"
+    + "local u = write_user({KEYS[6], KEYS[7], KEYS[8], KEYS[9]}, ARGV, "
+    + "12 + 2 * tonumber(ARGV[11]))\n"
+    + "return {s, u}"
+)
 
 _READ_USER_FN = """
 local function read_user(settings, recent, data, warm, exclude, since, limit, want)

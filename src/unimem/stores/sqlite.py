@@ -24,6 +24,7 @@ from ..models import (
     SessionInfo,
     entry_from_json,
     event_from_json,
+    session_from_json,
 )
 from .base import AppendResult, ContextSnapshot, plan_close, plan_entry, plan_event
 from .sqlite_layers import SQLiteLayers
@@ -245,7 +246,7 @@ class SQLiteStore(SQLiteLayers):
         row = cur.execute(
             "SELECT data FROM sessions WHERE session_id = ?", (session_id,)
         ).fetchone()
-        return SessionInfo.model_validate_json(row[0]) if row else None
+        return session_from_json(row[0]) if row else None
 
     @staticmethod
     def _save_state(cur: sqlite3.Cursor, state: SessionInfo) -> None:
@@ -350,6 +351,12 @@ class SQLiteStore(SQLiteLayers):
     ) -> list[MemoryEntry]:
         return self._entries(session_id, limit, before_seq)
 
+    async def load_history(
+        self, session_id: str, *, limit: int, before_seq: int | None = None
+    ) -> tuple[SessionInfo | None, list[MemoryEntry]]:
+        state = await self.get_session(session_id)
+        return state, self._entries(session_id, limit, before_seq) if state is not None else []
+
     async def get_entry(self, session_id: str, entry_id: str) -> MemoryEntry | None:
         row = (
             self._conn()
@@ -423,4 +430,4 @@ class SQLiteStore(SQLiteLayers):
             )
             .fetchall()
         )
-        return [SessionInfo.model_validate_json(r[0]) for r in rows]
+        return [session_from_json(r[0]) for r in rows]

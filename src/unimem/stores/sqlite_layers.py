@@ -15,10 +15,10 @@ from ..models import (
     Fact,
     MemoryEntry,
     MemorySettings,
-    SessionInfo,
     Summary,
     entry_from_json,
     event_from_json,
+    session_from_json,
 )
 from .base import DeleteScope, apply_entry_changes
 
@@ -233,7 +233,7 @@ class SQLiteLayers:
         settings = await self.get_settings(user_id)
         sessions = db.execute("SELECT data FROM sessions WHERE user_id = ?", (user_id,)).fetchall()
         states = sorted(
-            (SessionInfo.model_validate_json(r[0]) for r in sessions),
+            (session_from_json(r[0]) for r in sessions),
             key=lambda s: (s.started_at, s.session_id),
         )
         order = {s.session_id: i for i, s in enumerate(states)}
