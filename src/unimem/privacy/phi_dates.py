@@ -52,6 +52,8 @@ _NUMERIC_RES = (
     re.compile(r"(?<![\d/.-])(\d{1,2})[/.-](\d{1,2})[/.-](\d{4}|\d{2})(?![\d/-]|\.\d)"),
     re.compile(r"(?<![\d/.-])(\d{4})-(\d{1,2})-(\d{1,2})(?![\d-])"),
 )
+#: What every match of both ``_NUMERIC_RES`` contains.
+_NUMERIC_HINT_RE = re.compile(r"\d[/.-]\d{1,2}[/.-]\d")
 # "12/25" alone is a fraction or a dose as often as a date: only after a date cue.
 _MONTH_DAY_RE = re.compile(r"(?<![\d/.-])(\d{1,2})/(\d{1,2})(?![\d/]|\.\d)")
 _DATE_CUES = frozenset(
@@ -68,8 +70,10 @@ _MONTH_WORDS = frozenset(_MONTHS)
 
 
 def _numeric_dates(doc: Doc) -> None:
-    for index, regex in enumerate(_NUMERIC_RES):
-        for m in regex.finditer(doc.norm):
+    """Typed dates: each pattern runs when the text has what all its matches contain."""
+    norm = doc.norm
+    for index, regex in enumerate(_NUMERIC_RES if _NUMERIC_HINT_RE.search(norm) else ()):
+        for m in regex.finditer(norm):
             a, b, c = (int(g) for g in m.groups())
             day_month = (a, b) if index == 0 else (c, b)
             if index == 1 and not 1 <= b <= 12:
@@ -82,11 +86,12 @@ def _numeric_dates(doc: Doc) -> None:
                 continue  # "1.2.10" is more likely a version or a dose than a date
             if all(1 <= v <= 31 for v in day_month):
                 doc.claim_chars("DATE", m.start(), m.end(), 0.9)
-    for m in _MONTH_DAY_RE.finditer(doc.norm):
+    for m in _MONTH_DAY_RE.finditer(norm) if "/" in norm else ():
         a, b = int(m.group(1)), int(m.group(2))
         if not ((1 <= a <= 12 and 1 <= b <= 31) or (1 <= b <= 12 and 1 <= a <= 31)):
             continue
-        first = next(t.index for t in doc.tokens if t.start == m.start())
+        # as before, StopIteration when no token starts there ("a12/25")
+        first = next(k for k, start in enumerate(doc.starts) if start == m.start())
         if any(doc.low(k) in _DATE_CUES for k in range(first - 4, first)):
             doc.claim_chars("DATE", m.start(), m.end(), 0.8)
 

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass, field
 
 from .phi_lexicon import Lexicon
-from .phi_tokens import NumberRun, Token, normalize, number_runs_at, tokenize_lows
+from .phi_tokens import Num, NumberRun, normalize, runs_of, split
 
 __all__ = ["SENTENCE_END", "Doc", "Span", "words"]
 
@@ -34,80 +35,114 @@ _DIGIT_RE = re.compile(r"\d")
 _ASCII_DIGIT_RE = re.compile(r"[0-9]")
 
 
+_ASCII_UPPER_RE = re.compile(r"[A-Z]")
+
+
+def _cased(text: str, norm: str) -> bool:
+    """Whether ``text`` has case information: it differs from ``norm`` and has an uppercase letter.
+
+    Cheap answers first: ASCII text differs from its normal form only by its
+    A-Z letters; an A-Z letter is an uppercase one; ``str.islower`` is only true
+    when no character is uppercase (or titlecase).
+    """
+    if norm == text:
+        return False
+    if text.isascii() or _ASCII_UPPER_RE.search(text):
+        return True
+    if text.islower():
+        return False
+    return any(c.isupper() for c in text)
+
+
 @dataclass(slots=True)
 class Doc:
     r"""Text, normalized text, tokens and the findings claimed so far.
 
+    Token ``k`` is ``lows[k]`` (normalized), ``text[starts[k]:ends[k]]``, and
+    ``nums[k]``, its (kind, value) when it is a number word or digit string.
+
     Besides the tokens, a doc keeps facts the detectors use to skip work that
-    cannot find anything: ``lows`` (every token's normalized form, in order),
-    ``vocab`` (the same as a set, for "is any cue word here at all" tests),
-    ``digit`` (the normalized text has a ``\d`` digit) and ``ascii_digit``
-    (it has one of 0-9).
+    cannot find anything: ``vocab`` (the tokens' normalized forms as a set, for
+    "is any cue word here at all" tests), ``digit`` (the normalized text has a
+    ``\d`` digit) and ``ascii_digit`` (it has one of 0-9).
     """
 
     text: str
     lex: Lexicon
-    language: str | None = None
-    norm: str = ""
-    tokens: list[Token] = field(default_factory=list)
-    runs: list[NumberRun] = field(default_factory=list)
-    used: list[bool] = field(default_factory=list)
-    spans: list[Span] = field(default_factory=list)
-    #: True when the text has case information (typed text, not a lowercase transcript).
-    cased: bool = False
-    lows: list[str] = field(default_factory=list)
-    vocab: frozenset[str] = frozenset()
-    digit: bool = False
-    ascii_digit: bool = False
+    language: str | None
+    norm: str
+    lows: list[str]
+    starts: list[int]
+    ends: list[int]
+    nums: list[Num | None]
+    runs: list[NumberRun]
     #: Number runs by the index of their first token.
-    run_starts: dict[int, NumberRun] = field(default_factory=dict)
+    run_starts: dict[int, NumberRun]
+    used: list[bool]
+    #: True when the text has case information (typed text, not a lowercase transcript).
+    cased: bool
+    vocab: frozenset[str]
+    digit: bool
+    ascii_digit: bool
+    spans: list[Span] = field(default_factory=list)
 
     @classmethod
     def build(cls, text: str, lex: Lexicon, language: str | None) -> Doc:
         norm = normalize(text)
-        tokens, lows, numbered = tokenize_lows(text, norm)
-        runs = number_runs_at(tokens, numbered, language)
-        # ASCII: norm differs from text exactly where text has an A-Z letter
-        cased = norm != text and (text.isascii() or any(c.isupper() for c in text))
+        toks = split(norm)
+        runs = runs_of(toks, language)
+        lows = toks.lows
         digit = _DIGIT_RE.search(norm) is not None
         return cls(
             text=text,
             lex=lex,
             language=language,
             norm=norm,
-            tokens=tokens,
-            runs=runs,
-            used=[False] * len(tokens),
-            cased=cased,
             lows=lows,
+            starts=toks.starts,
+            ends=toks.ends,
+            nums=toks.nums,
+            runs=runs,
+            run_starts={run.first: run for run in runs},
+            used=[False] * len(lows),
+            cased=_cased(text, norm),
             vocab=frozenset(lows),
             digit=digit,
             ascii_digit=digit and _ASCII_DIGIT_RE.search(norm) is not None,
-            run_starts={run.first: run for run in runs},
         )
 
     def low(self, i: int) -> str:
         """The normalized token at ``i``, or "" past either end."""
         return self.lows[i] if 0 <= i < len(self.lows) else ""
 
+    def token_text(self, i: int) -> str:
+        """Token ``i`` as written in the original text."""
+        return self.text[self.starts[i] : self.ends[i]]
+
+    def is_alpha(self, i: int) -> bool:
+        """Whether token ``i`` is letters only, apostrophes aside."""
+        return self.lows[i].replace("'", "").replace("’", "").isalpha()
+
     def free(self, i: int, j: int | None = None) -> bool:
         """Whether tokens ``i``..``j`` (inclusive) exist and none is claimed yet."""
         if j is None:  # one token: the detectors' most frequent question, no slice
-            return 0 <= i < len(self.tokens) and not self.used[i]
-        return i >= 0 and j < len(self.tokens) and not any(self.used[i : j + 1])
+            return 0 <= i < len(self.lows) and not self.used[i]
+        return i >= 0 and j < len(self.lows) and not any(self.used[i : j + 1])
 
     def claim(self, type_: str, i: int, j: int, score: float) -> None:
         """Record tokens ``i``..``j`` (inclusive) as one finding of ``type_``."""
         for k in range(i, j + 1):
             self.used[k] = True
-        self.spans.append(Span(type_, self.tokens[i].start, self.tokens[j].end, score))
+        self.spans.append(Span(type_, self.starts[i], self.ends[j], score))
 
     def claim_chars(self, type_: str, start: int, end: int, score: float) -> bool:
         """Record ``text[start:end]`` as a finding unless a token in it is already claimed."""
-        inside = [t.index for t in self.tokens if t.start < end and t.end > start]
-        if any(self.used[k] for k in inside):
+        # tokens are sorted and disjoint: those overlapping start..end are one slice
+        first = bisect.bisect_right(self.ends, start)
+        stop = bisect.bisect_left(self.starts, end)
+        if any(self.used[first:stop]):
             return False
-        for k in inside:
+        for k in range(first, stop):
             self.used[k] = True
         self.spans.append(Span(type_, start, end, score))
         return True
@@ -118,5 +153,5 @@ class Doc:
 
     def capitalized(self, i: int) -> bool:
         """Whether token ``i`` starts with an uppercase letter followed by a lowercase one."""
-        text = self.tokens[i].text
+        text = self.text[self.starts[i] : self.ends[i]]
         return text[:1].isupper() and (len(text) == 1 or not text.isupper())

@@ -103,12 +103,12 @@ def _plain(doc: Doc, k: int) -> bool:
     """Token ``k`` is a free word that could be part of a name (not common, not medical)."""
     if not doc.free(k):
         return False
-    tok = doc.tokens[k]
-    if tok.num is not None or not tok.is_alpha or (len(tok.low) < 2 and not _arabic(tok.low)):
+    low = doc.lows[k]
+    if doc.nums[k] is not None or not doc.is_alpha(k) or (len(low) < 2 and not _arabic(low)):
         return False
-    if tok.low in _TITLE_WORDS:
+    if low in _TITLE_WORDS:
         return False  # "Bonjour Monsieur Dupont": the title is no part of the name
-    return tok.low not in doc.lex.common and not _medical(doc, k)
+    return low not in doc.lex.common and not _medical(doc, k)
 
 
 def _given(doc: Doc, k: int) -> bool:
@@ -176,7 +176,7 @@ def _extend(doc: Doc, k: int, strict: bool) -> int:
     """
     end = k
     j = k + 1
-    while j < len(doc.tokens) and j - k < 4 and _stem(doc.low(end)) == doc.low(end):
+    while j < len(doc.lows) and j - k < 4 and _stem(doc.low(end)) == doc.low(end):
         if doc.low(j) in _PARTICLES and _accept_next(doc, j + 1, strict) and doc.cased:
             end = j = j + 1
         elif _accept_next(doc, j, strict):
@@ -190,15 +190,23 @@ def _extend(doc: Doc, k: int, strict: bool) -> int:
 def _given_at(doc: Doc) -> list[int]:
     """The indices of the tokens :func:`_given` accepts, in order.
 
-    An ASCII token without "'s" is its own lookup key (``fold`` and ``_stem``
-    leave it alone), so a text of such tokens only needs a set intersection.
+    An ASCII token not ending in "'s" is its own lookup key (``fold`` and
+    ``_stem`` leave it alone): a set intersection answers for those, and only
+    the other distinct words are folded and stemmed.
     """
     names = doc.lex.first_names
-    lows = doc.lows
-    if doc.norm.isascii() and "'s" not in doc.norm:
-        hits = names.intersection(doc.vocab)
-        return [k for k, low in enumerate(lows) if low in hits] if hits else []
-    return [k for k, low in enumerate(lows) if fold(_stem(low)) in names]
+    hits = set(names.intersection(doc.vocab))
+    norm = doc.norm
+    if not norm.isascii() or "'s" in norm:
+        for low in doc.vocab:
+            if not low.isascii() or low.endswith("'s"):
+                if fold(_stem(low)) in names:
+                    hits.add(low)
+                else:
+                    hits.discard(low)
+    if not hits:
+        return []
+    return [k for k, low in enumerate(doc.lows) if low in hits]
 
 
 def find_names(doc: Doc) -> None:
@@ -208,9 +216,8 @@ def find_names(doc: Doc) -> None:
     and the scan for bare given names only the tokens :func:`_given_at` lists:
     every other token is skipped by both scans as it stands.
     """
-    tokens = doc.tokens
     lows = doc.lows
-    n = len(tokens)
+    n = len(lows)
     i = 0
     cues = (
         [k for k, low in enumerate(lows) if low in _LONGEST]

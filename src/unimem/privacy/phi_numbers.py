@@ -62,6 +62,7 @@ _LONGEST: dict[str, int] = {}
 for _key in _CUES:
     _LONGEST[_key[0]] = max(_LONGEST.get(_key[0], 0), len(_key))
 _CUE_FIRST = frozenset(_LONGEST)
+_ASCII_LETTERS = frozenset("abcdefghijklmnopqrstuvwxyz")
 _GROUP_SEPARATORS = frozenset({",", "-", "dash", "hyphen", "guion", "tiret"})
 _STOP = SENTENCE_END | {"and", "y", "et", "or", "o", "ou", "but", "pero", "mais"}
 
@@ -75,6 +76,7 @@ _PEOPLE = frozenset(
 )
 # Clinical shorthand: "93 y/o", "91yo", "95-yr-old".
 _AGE_COMPACT_RE = re.compile(r"(?<![\d.])(9\d|1[01]\d|12[0-5])\s?-?(?:y/o|y\.o\.|yo|yrs?)(?![a-z])")
+_AGE_HINT_RE = re.compile(r"\d\s?-?y")
 _BE = frozenset({"is", "was", "am", "i'm", "im", "he's", "she's", "'s"})
 _UNITS = frozenset(
     words(
@@ -128,10 +130,9 @@ def _cue_before(doc: Doc, start: int, ends: dict[int, str]) -> str | None:
 def _is_id_part(doc: Doc, k: int, cue_tokens: set[int]) -> bool:
     if not doc.free(k) or k in cue_tokens:
         return False
-    tok = doc.tokens[k]
-    if tok.num is not None:
+    if doc.nums[k] is not None:
         return True
-    low = tok.low
+    low = doc.lows[k]
     # ASCII letters and digits, not letters only: a digit among them (no per-char scan)
     if low.isalnum() and low.isascii() and not low.isalpha():
         return True  # "a1234567", "1eg4"
@@ -143,8 +144,29 @@ def _is_id_part(doc: Doc, k: int, cue_tokens: set[int]) -> bool:
         and low.isascii()
         and len(low) <= 4
         and doc.low(k + 1) == "-"
-        and tok.end == doc.tokens[k + 1].start
+        and doc.ends[k] == doc.starts[k + 1]
     )
+
+
+def _id_part_shapes(doc: Doc) -> list[int]:
+    """Indices of the tokens shaped like an id part, a superset of :func:`_is_id_part`'s.
+
+    Number tokens, single ASCII letters, ASCII letters-and-digits tokens (only
+    with a 0-9 digit in the text) and, before a "-", ASCII words of up to four
+    letters; whether they are free and outside a cue is for ``_is_id_part``.
+    """
+    lows = doc.lows
+    nums = doc.nums
+    digit = doc.ascii_digit
+    glue = "-" in doc.vocab
+    return [
+        k
+        for k, low in enumerate(lows)
+        if nums[k] is not None
+        or low in _ASCII_LETTERS
+        or (digit and low.isascii() and low.isalnum() and not low.isalpha())
+        or (glue and len(low) <= 4 and low.isascii() and low.isalpha())
+    ]
 
 
 def find_identifiers(doc: Doc) -> None:
@@ -157,48 +179,54 @@ def find_identifiers(doc: Doc) -> None:
     if not doc.runs and not doc.ascii_digit:
         return
     ends, cue_tokens = _cue_map(doc)
-    n = len(doc.tokens)
+    n = len(doc.lows)
     i = 0
-    while i < n:
+    for at in _id_part_shapes(doc):
+        if at < i:
+            continue  # inside the group just read
+        i = at
         if not _is_id_part(doc, i, cue_tokens):
             i += 1
             continue
         j = i
         # After a cue, digit groups may be read with pauses: "555, 123, 4567",
         # "five five five dash one two three four". Without one they stay apart
-        # ("my readings were 120, 135, 140").
-        grouped = _cue_before(doc, i, ends) not in (None, _NOT_PHI)
+        # ("my readings were 120, 135, 140"). Looked up once a separator follows
+        # a number (_cue_before only reads tokens).
+        grouped: bool | None = None
         while j + 1 < n:
             if _is_id_part(doc, j + 1, cue_tokens):
                 j += 1
             elif (
                 doc.low(j + 1) == "-"
-                and doc.tokens[j + 1].start == doc.tokens[j].end
+                and doc.starts[j + 1] == doc.ends[j]
                 and _is_id_part(doc, j + 2, cue_tokens)
             ) or (
-                grouped
-                and doc.low(j + 1) in _GROUP_SEPARATORS
-                and doc.tokens[j].num is not None
+                doc.low(j + 1) in _GROUP_SEPARATORS
+                and doc.nums[j] is not None
                 and doc.free(j + 1)
                 and _is_id_part(doc, j + 2, cue_tokens)
                 and len(getattr(doc.run_at(j + 2), "digits", "")) >= 2
+                and (
+                    grouped
+                    if grouped is not None
+                    else (grouped := _cue_before(doc, i, ends) not in (None, _NOT_PHI))
+                )
             ):
                 j += 2
             else:
                 break
         last = j
         while (
-            last >= i
-            and not any(c.isdigit() for c in doc.low(last))
-            and (doc.tokens[last].num is None)
+            last >= i and not any(c.isdigit() for c in doc.low(last)) and (doc.nums[last] is None)
         ):
             last -= 1  # spelled letters at the end are words ("... and i")
         start = i
-        while start <= last and doc.tokens[start].num is None and len(doc.low(start)) == 1:
+        while start <= last and doc.nums[start] is None and len(doc.low(start)) == 1:
             if (
                 doc.low(start) in {"i", "a", "y", "o", "e"}
                 and start + 1 <= last
-                and doc.tokens[start + 1].num is not None
+                and doc.nums[start + 1] is not None
             ):
                 start += 1  # "a one c", "i one": a word before the number
                 continue
@@ -218,10 +246,10 @@ def _classify(doc: Doc, start: int, last: int, cue: str | None) -> None:
             digits += len(run.digits)
             in_runs.update(range(run.first, run.last + 1))
     for k in range(start, last + 1):
-        tok = doc.tokens[k]
-        if k not in in_runs and tok.num is None and tok.low not in _GROUP_SEPARATORS:
+        low = doc.lows[k]
+        if k not in in_runs and doc.nums[k] is None and low not in _GROUP_SEPARATORS:
             letters = True
-            digits += sum(c.isdigit() for c in tok.low)
+            digits += sum(c.isdigit() for c in low)
     type_: str | None = None
     if cue == _NOT_PHI:
         return
@@ -245,9 +273,10 @@ def _classify(doc: Doc, start: int, last: int, cue: str | None) -> None:
 def find_ages(doc: Doc) -> None:
     """Claim ages of 90 and over ("i'm ninety two", "94 years old", "tengo 92 años").
 
-    The compact form starts with a 0-9 digit, so it is only looked for when there is one.
+    The compact form ("93 y/o") has a digit, maybe a space or hyphen, then "y":
+    it is only looked for when the text has that.
     """
-    if doc.ascii_digit:
+    if doc.ascii_digit and _AGE_HINT_RE.search(doc.norm):
         for m in _AGE_COMPACT_RE.finditer(doc.norm):
             doc.claim_chars("AGE_OVER_89", m.start(1), m.end(1), 0.85)
     for run in doc.runs:
@@ -276,9 +305,7 @@ def find_ages(doc: Doc) -> None:
             elif (
                 run.first >= 2
                 and doc.used[run.first - 2]
-                and any(
-                    s.type == "PERSON" and s.end == doc.tokens[run.first - 2].end for s in doc.spans
-                )
+                and any(s.type == "PERSON" and s.end == doc.ends[run.first - 2] for s in doc.spans)
             ):
                 age = True  # "my mom susan is ninety four"
         if not age and before == "," and nxt in {",", ""}:

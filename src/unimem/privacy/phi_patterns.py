@@ -23,6 +23,10 @@ _IP_RE = re.compile(r"(?<![\w.])(?:\d{1,3}\.){3}\d{1,3}(?![\w.]|\.\d)")
 _IPV6_RE = re.compile(r"(?<![\w:])(?:[0-9a-f]{1,4}:){7}[0-9a-f]{1,4}(?![\w:])")
 #: What the second form of ``_URL_RE`` always contains: a dot before a listed domain.
 _URL_HINT_RE = re.compile(r"\.(?:com|org|net|edu|gov|io|health|info)")
+# What every match of _IP_RE, _SSN_RE and the first of _PHONE_RES contains.
+_IP_HINT_RE = re.compile(r"\d\.\d")
+_SSN_HINT_RE = re.compile(r"\d\d-\d\d-\d")
+_PHONE_HINT_RE = re.compile(r"\d\d\d[\s.-]\d\d\d\d")
 _SSN_RE = re.compile(r"(?<![\d-])\d{3}-\d{2}-\d{4}(?![\d-])")
 _PHONE_RES = (
     # North American: (617) 555-0142, 617.555.0142, 617-555-0142, +1 415 555 2671
@@ -39,16 +43,18 @@ _AT = frozenset({"at", "arroba", "arobase", "@", "آت"})
 _DOT = frozenset({"dot", "punto", "point"})
 _JOIN = frozenset({"dot", "punto", "point", "underscore", "dash", "hyphen", "guion", "tiret"})
 _WWW = ("w", "w", "w")
-_AT_OR_DOT = _AT | _DOT
 
 
 def find_typed_patterns(doc: Doc) -> None:
     """Claim typed emails, URLs, IP addresses, SSNs and formatted phone numbers.
 
     Each pattern only runs when the text has what every match of it contains:
-    "@" (email), "." and a digit (IPv4), "." and "www.", "://" or a listed
-    top-level domain after a dot (URL), seven ":" (IPv6), "-" and a digit (SSN),
-    a digit (phones) and "+" (international phones).
+    "@" (email), a digit, "." and a digit (IPv4), "." and "www.", "://" or a
+    listed top-level domain after a dot (URL), seven ":" (IPv6), digits, "-",
+    two digits (SSN), three digits, a space, dot or hyphen and four digits
+    (North American phones), "+" and a digit (international phones). These
+    tests scan the text once each, in C, where the patterns themselves try a
+    lookbehind at every position.
     """
     norm = doc.norm
     digit = doc.digit
@@ -56,7 +62,7 @@ def find_typed_patterns(doc: Doc) -> None:
         for m in _EMAIL_RE.finditer(norm):
             doc.claim_chars("EMAIL", m.start(), m.end(), 0.99)
     if "." in norm:
-        if digit:
+        if digit and _IP_HINT_RE.search(norm):
             for m in _IP_RE.finditer(norm):
                 if all(int(part) <= 255 for part in m.group().split(".")):
                     doc.claim_chars("IP_ADDRESS", m.start(), m.end(), 0.95)
@@ -68,10 +74,12 @@ def find_typed_patterns(doc: Doc) -> None:
             doc.claim_chars("IP_ADDRESS", m.start(), m.end(), 0.95)
     if not digit:
         return
-    if "-" in norm:
+    if "-" in norm and _SSN_HINT_RE.search(norm):
         for m in _SSN_RE.finditer(norm):
             doc.claim_chars("SSN", m.start(), m.end(), 0.9)
-    for regex in _PHONE_RES if "+" in norm else _PHONE_RES[:1]:
+    for index, regex in enumerate(_PHONE_RES):
+        if not (_PHONE_HINT_RE.search(norm) if index == 0 else "+" in norm):
+            continue
         for m in regex.finditer(norm):
             digits = sum(c.isdigit() for c in m.group())
             if 7 <= digits <= 15:
@@ -80,12 +88,12 @@ def find_typed_patterns(doc: Doc) -> None:
 
 def _label_back(doc: Doc, i: int) -> int:
     """First token of the spoken label ending at token ``i`` (one or two plain words)."""
-    if not doc.free(i) or not doc.tokens[i].low.isalnum() or doc.low(i) in doc.lex.common:
+    if not doc.free(i) or not doc.lows[i].isalnum() or doc.low(i) in doc.lex.common:
         return -1
     prev = i - 1
     if (
         doc.free(prev)
-        and doc.tokens[prev].low.isalpha()
+        and doc.lows[prev].isalpha()
         and doc.low(prev) not in doc.lex.common
         and doc.low(prev) not in _JOIN
         and doc.low(prev - 1) in _JOIN
@@ -96,14 +104,14 @@ def _label_back(doc: Doc, i: int) -> int:
 
 def _domain_forward(doc: Doc, i: int) -> int:
     """Last token of a spoken domain starting at ``i`` ("gmail dot com"), or -1."""
-    n = len(doc.tokens)
-    if i >= n or not doc.free(i) or not doc.tokens[i].low.isalnum():
+    n = len(doc.lows)
+    if i >= n or not doc.free(i) or not doc.lows[i].isalnum():
         return -1
     last = -1
     k = i
     while k + 2 < n and doc.low(k + 1) in _DOT and doc.free(k + 2):
         label = k + 2
-        if not doc.tokens[label].low.isalnum():
+        if not doc.lows[label].isalnum():
             break
         if doc.low(label) in _TLDS:
             last = label
@@ -113,7 +121,7 @@ def _domain_forward(doc: Doc, i: int) -> int:
             k + 1 < n
             and doc.low(k + 1) not in _DOT
             and doc.low(k + 2) in _DOT
-            and doc.tokens[k + 1].low.isalnum()
+            and doc.lows[k + 1].isalnum()
             and doc.free(k + 1)
         ):
             k += 1
@@ -123,7 +131,7 @@ def _domain_forward(doc: Doc, i: int) -> int:
 def _local_back(doc: Doc, i: int) -> int:
     """First token of a spoken email local part ending at ``i`` ("john dot carter")."""
     first = _label_back(doc, i)
-    if first < 0 and doc.free(i) and doc.tokens[i].low.isalnum():
+    if first < 0 and doc.free(i) and doc.lows[i].isalnum():
         first = i  # a local part may be a common word ("info", "contact")
     run = next((r for r in doc.runs if r.first <= first <= r.last), None)
     if run is not None and run.last == i:
@@ -131,13 +139,13 @@ def _local_back(doc: Doc, i: int) -> int:
         prev = first - 1
         if (
             doc.free(prev)
-            and doc.tokens[prev].low.isalpha()
+            and doc.lows[prev].isalpha()
             and doc.low(prev) not in doc.lex.common
             and doc.low(prev) not in _JOIN
         ):
             first = prev
     while first >= 2 and doc.low(first - 1) in _JOIN and doc.free(first - 2):
-        if not doc.tokens[first - 2].low.isalnum() or doc.low(first - 2) in doc.lex.common:
+        if not doc.lows[first - 2].isalnum() or doc.low(first - 2) in doc.lex.common:
             break
         first -= 2
     return first
@@ -146,20 +154,23 @@ def _local_back(doc: Doc, i: int) -> int:
 def find_spoken_addresses(doc: Doc) -> None:
     """Claim spoken emails, URLs and IP addresses.
 
-    Each of them has an "at" or a "dot" word: without one in the text, nothing to do.
+    An email has an "at" word and a "dot" word, a URL or an IP address "dot"
+    words: the scans visit the tokens at an "at" and those before a "dot" only.
     """
-    if _AT_OR_DOT.isdisjoint(doc.vocab):
+    vocab = doc.vocab
+    if _DOT.isdisjoint(vocab):
         return
-    tokens = doc.tokens
-    n = len(tokens)
-    for i, tok in enumerate(tokens):
-        if tok.low in _AT and 0 < i < n - 1 and doc.free(i):
-            last = _domain_forward(doc, i + 1)
-            first = _local_back(doc, i - 1)
-            if last > 0 and first >= 0:
-                doc.claim("EMAIL", first, last, 0.9)
-    for i in range(n):
-        if not doc.free(i) or doc.low(i + 1) not in _DOT:
+    lows = doc.lows
+    n = len(lows)
+    if not _AT.isdisjoint(vocab):
+        for i in [k for k, low in enumerate(lows) if low in _AT]:
+            if 0 < i < n - 1 and doc.free(i):
+                last = _domain_forward(doc, i + 1)
+                # _local_back only reads: not needed without a domain
+                if last > 0 and (first := _local_back(doc, i - 1)) >= 0:
+                    doc.claim("EMAIL", first, last, 0.9)
+    for i in [k - 1 for k, low in enumerate(lows) if low in _DOT and k > 0]:
+        if not doc.free(i):
             continue
         first = i
         if tuple(doc.low(k) for k in range(i - 2, i + 1)) == _WWW and doc.free(i - 2, i):

@@ -43,13 +43,13 @@ def _name_words(doc: Doc, i: int, limit: int) -> int:
     """Last token of up to ``limit`` street-name words from ``i`` (or i - 1 when none)."""
     j = i
     while j < i + limit and doc.free(j):
-        tok = doc.tokens[j]
-        ordinal = tok.low[:-2].isdigit() and tok.low[-2:] in ("st", "nd", "rd", "th")
-        if (tok.num is not None or not tok.is_alpha) and not ordinal:
+        low = doc.lows[j]
+        ordinal = low[:-2].isdigit() and low[-2:] in ("st", "nd", "rd", "th")
+        if (doc.nums[j] is not None or not doc.is_alpha(j)) and not ordinal:
             break
-        if tok.low in _SUFFIXES:
+        if low in _SUFFIXES:
             break
-        if tok.low in doc.lex.common and tok.low not in _PARTICLES:
+        if low in doc.lex.common and low not in _PARTICLES:
             break
         j += 1
     return j - 1
@@ -77,11 +77,11 @@ def _tail(doc: Doc, j: int) -> int:
     steps = 0
     while doc.low(j + 1) == "," and doc.free(j + 2) and steps < 3:
         k = j + 2
-        tok = doc.tokens[k]
-        if tok.low.isdigit() and len(tok.low) == 5:
+        low = doc.lows[k]
+        if low.isdigit() and len(low) == 5:
             j = k + 1 if doc.free(k + 1) and doc.capitalized(k + 1) else k
-        elif doc.capitalized(k) or (tok.text.isupper() and len(tok.text) == 2):
-            while doc.free(k + 1) and (doc.capitalized(k + 1) or doc.tokens[k + 1].text.isupper()):
+        elif doc.capitalized(k) or (doc.token_text(k).isupper() and len(low) == 2):
+            while doc.free(k + 1) and (doc.capitalized(k + 1) or doc.token_text(k + 1).isupper()):
                 k += 1
             j = k
         else:
@@ -98,7 +98,7 @@ def find_addresses(doc: Doc) -> None:
     Addresses start at a number run, or at a PO box or street prefix word: the
     word scan only visits tokens that are one of those words.
     """
-    n = len(doc.tokens)
+    n = len(doc.lows)
     for run in list(doc.runs):
         i = run.first
         if not doc.free(i, run.last) or len(run.digits) > 6:
@@ -108,7 +108,7 @@ def find_addresses(doc: Doc) -> None:
             k += 1
         if doc.low(k) in _FR_PREFIX and doc.free(k):
             j = k
-            while doc.free(j + 1) and (doc.low(j + 1) in _PARTICLES or doc.tokens[j + 1].is_alpha):
+            while doc.free(j + 1) and (doc.low(j + 1) in _PARTICLES or doc.is_alpha(j + 1)):
                 if doc.low(j + 1) in SENTENCE_END or j - k >= 5:
                     break
                 j += 1

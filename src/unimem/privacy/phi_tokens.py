@@ -11,22 +11,26 @@ characters one to one (lowercase, Arabic-Indic digits to ASCII).
 
 from __future__ import annotations
 
-import itertools
+import operator
 import re
 from dataclasses import dataclass
+from itertools import accumulate
 
 __all__ = [
+    "Num",
     "NumberRun",
     "Token",
+    "Tokens",
     "normalize",
     "number_runs",
-    "number_runs_at",
+    "runs_of",
+    "split",
     "tokenize",
-    "tokenize_lows",
 ]
 
 _TOKEN_RE = re.compile(r"[^\W_]+(?:['’][^\W_]+)*|\S")
 _DIGITS = str.maketrans("٠١٢٣٤٥٦٧٨٩۰۱۲۳۴۵۶۷۸۹", "01234567890123456789")
+_ARABIC_DIGIT_RE = re.compile("[٠١٢٣٤٥٦٧٨٩۰۱۲۳۴۵۶۷۸۹]")
 
 
 @dataclass(slots=True)
@@ -39,7 +43,7 @@ class Token:
     end: int
     index: int
     #: (kind, value) when the token is a number word or a digit string.
-    num: tuple[str, int] | None = None
+    num: Num | None = None
 
     @property
     def is_alpha(self) -> bool:
@@ -52,8 +56,8 @@ def normalize(text: str) -> str:
     if len(lowered) != len(text):
         # A few characters (e.g. 'İ') lowercase to two; keep those unchanged.
         lowered = "".join(c if len(c.lower()) != 1 else c.lower() for c in text)
-    if lowered.isascii():
-        return lowered  # only non-ASCII digits are translated
+    if lowered.isascii() or not _ARABIC_DIGIT_RE.search(lowered):
+        return lowered  # nothing to translate
     return lowered.translate(_DIGITS)
 
 
@@ -122,7 +126,11 @@ _STRONG_IN = {
 _CONNECTORS = frozenset({"and", "y", "et", "-"})
 
 
-def _number_of(low: str) -> tuple[str, int] | None:
+#: (kind, value) of a number word or digit string (see ``_WORDS``; "n" = digits, value = length).
+Num = tuple[str, int]
+
+
+def _number_of(low: str) -> Num | None:
     if low.isdigit() and low.isascii():
         return ("n", len(low))
     hit = _WORDS.get(low)
@@ -136,42 +144,112 @@ def _number_of(low: str) -> tuple[str, int] | None:
 
 #: First characters of the tokens :func:`_number_of` reads other than by a ``_WORDS`` lookup.
 _NUMBER_FIRST = frozenset("0123456789و")
+_NUMBER_FIRST_RE = re.compile("[0-9و]")
+
+
+@dataclass(slots=True)
+class Tokens:
+    """The tokens of one text as parallel lists (index ``k`` is token ``k``).
+
+    The detector reads tokens by index many times; lists of plain values cost
+    less to build and to read than one object per token.
+    """
+
+    #: Normalized forms (see :func:`normalize`).
+    lows: list[str]
+    #: Character offsets into the text (the original and the normalized one alike).
+    starts: list[int]
+    ends: list[int]
+    #: (kind, value) of the number words and digit strings, None for other tokens.
+    nums: list[Num | None]
+    #: Ascending indices of the tokens whose ``nums`` entry is not None.
+    numbered: list[int]
+
+
+def _offsets(chunks: list[str], lows: list[str]) -> list[int]:
+    """Start offsets of the tokens ``lows`` of ``chunks`` joined by single spaces."""
+    lens = list(map(len, lows))
+    k = -1
+    for chunk in chunks:
+        # the last token of each chunk ends where that chunk does
+        size = len(chunk)
+        while size > 0:
+            k += 1
+            size -= lens[k]
+        lens[k] += 1  # the space after the chunk
+    starts = list(accumulate(lens, initial=0))
+    starts.pop()
+    return starts
+
+
+def split(norm: str) -> Tokens:
+    """Split the normalized text ``norm`` into tokens (``_TOKEN_RE`` matches, in order).
+
+    No token contains whitespace and every match ends at whitespace or inside a
+    whitespace-separated chunk, so each chunk is tokenized on its own; a chunk
+    of letters and digits only (``str.isalnum``, the regex's ``[^\\W_]``) is one
+    token without a regex pass. Tokens cover every non-space character, so when
+    single spaces separate the chunks a token starts where the lengths of the
+    tokens and spaces before it add up to; otherwise each one starts at the first
+    occurrence of its text after the previous token.
+    """
+    chunks = norm.split()
+    joined = "".join(chunks)
+    if joined.isalnum():  # one token per chunk (or no chunk at all)
+        lows = chunks
+    else:
+        lows = []
+        for chunk in chunks:
+            if chunk.isalnum():
+                lows.append(chunk)
+            else:
+                lows += _TOKEN_RE.findall(chunk)
+    if len(joined) + len(chunks) - 1 == len(norm) and " ".join(chunks) == norm:
+        if lows is chunks:
+            # token k starts after the k tokens and k spaces before it (map
+            # stops with the range, before the total length accumulate ends with)
+            before = accumulate(map(len, lows), initial=0)
+            starts = list(map(operator.add, before, range(len(lows))))
+        else:
+            starts = _offsets(chunks, lows)
+    else:
+        starts = []
+        append = starts.append
+        find = norm.find
+        pos = 0
+        for low in lows:
+            pos = find(low, pos)
+            append(pos)
+            pos += len(low)
+    ends = list(map(operator.add, starts, map(len, lows)))
+    nums: list[Num | None] = list(map(_WORDS.get, lows))
+    # _number_of only differs from the _WORDS lookup for ASCII digit strings and
+    # Arabic words joined to "و" (no _WORDS key starts with a digit)
+    if _NUMBER_FIRST_RE.search(norm):
+        for k, low in enumerate(lows):
+            if low[0] in _NUMBER_FIRST and nums[k] is None:
+                nums[k] = _number_of(low)
+    if "hundred" in norm or "thousand" in norm:  # else no token is either word
+        for k in range(1, len(lows)):
+            if lows[k - 1] == "a" and lows[k] in ("hundred", "thousand"):
+                nums[k - 1] = ("d", 1)  # "a hundred and one"
+    numbered = (
+        [k for k, num in enumerate(nums) if num is not None]
+        if nums.count(None) != len(nums)
+        else []
+    )
+    return Tokens(lows, starts, ends, nums, numbered)
 
 
 def tokenize(text: str, norm: str) -> list[Token]:
     """Split ``text`` (with its :func:`normalize` form ``norm``) into tokens."""
-    return tokenize_lows(text, norm)[0]
-
-
-def tokenize_lows(text: str, norm: str) -> tuple[list[Token], list[str], list[int]]:
-    """:func:`tokenize`, the tokens' ``low`` forms, and the indices of the number tokens.
-
-    The number reading is :func:`_number_of`, which only differs from a plain
-    ``_WORDS`` lookup for ASCII digit strings and Arabic words joined to "و"
-    (``_WORDS`` has no key starting with a digit): only those are passed to it.
-    """
-    tokens: list[Token] = []
-    lows: list[str] = []
-    numbered: list[int] = []
-    append = tokens.append
-    append_low = lows.append
-    lookup = _WORDS.get
-    for i, match in enumerate(_TOKEN_RE.finditer(norm)):
-        low = match.group()
-        start, end = match.span()
-        num = lookup(low)
-        if num is None and low[0] in _NUMBER_FIRST:
-            num = _number_of(low)
-        append(Token(text[start:end], low, start, end, i, num))
-        append_low(low)
-        if num is not None:
-            numbered.append(i)
-    if "hundred" in norm or "thousand" in norm:  # else no token is either word
-        for prev, tok in itertools.pairwise(tokens):
-            if prev.low == "a" and tok.low in ("hundred", "thousand"):
-                prev.num = ("d", 1)  # "a hundred and one"
-        numbered = [k for k, tok in enumerate(tokens) if tok.num is not None]
-    return tokens, lows, numbered
+    toks = split(norm)
+    return [
+        Token(text[start:end], low, start, end, i, num)
+        for i, (low, start, end, num) in enumerate(
+            zip(toks.lows, toks.starts, toks.ends, toks.nums, strict=True)
+        )
+    ]
 
 
 @dataclass(slots=True)
@@ -192,92 +270,147 @@ class NumberRun:
         return self.segments[0] if len(self.segments) == 1 else None
 
 
-def _parse(tokens: list[Token], i: int, j: int) -> tuple[list[str], list[int]]:
-    """Read tokens[i:j] (number tokens and connectors) as digit chunks and segment values."""
+def _parse(toks: Tokens, i: int, j: int) -> tuple[list[str], list[int]]:
+    """Read tokens i..j-1 (number tokens and connectors) as digit chunks and segment values."""
+    lows = toks.lows
+    nums = toks.nums
     chunks: list[str] = []
     values: list[int] = []
     repeat = 1
     while i < j:
-        tok = tokens[i]
-        assert tok.num is not None or tok.low in _CONNECTORS
-        if tok.num is None:
+        num = nums[i]
+        assert num is not None or lows[i] in _CONNECTORS
+        if num is None:
             i += 1
             continue
-        kind, value = tok.num
+        kind, value = num
         if kind == "x":
             repeat = value
             i += 1
             continue
         if kind == "n":
-            chunks.append(tok.low * repeat)
-            values.append(int(tok.low))
+            chunks.append(lows[i] * repeat)
+            values.append(int(lows[i]))
             repeat = 1
             i += 1
             continue
-        total, i = _segment(tokens, i, j)
+        total, i = _segment(toks, i, j)
         chunks.append(str(total) * repeat)
         values.append(total)
         repeat = 1
     return chunks, values
 
 
-def _peek(tokens: list[Token], i: int, j: int, kinds: str) -> tuple[int, int] | None:
-    """The next number token at or after i (skipping connectors) if its kind is in kinds."""
+def _peek(toks: Tokens, i: int, j: int, kinds: str) -> tuple[int, int, str] | None:
+    """The next number token at or after i (skipping connectors) if its kind is in kinds.
+
+    Returns its index, its value and its kind.
+    """
+    nums = toks.nums
     k = i
-    while k < j and tokens[k].num is None and tokens[k].low in _CONNECTORS:
+    while k < j and nums[k] is None and toks.lows[k] in _CONNECTORS:
         k += 1
-    if k < j and tokens[k].num is not None:
-        kind, value = tokens[k].num  # type: ignore[misc]
-        if kind.lstrip("&") in kinds:
-            return k, value
+    if k < j:
+        num = nums[k]
+        if num is not None and num[0].lstrip("&") in kinds:
+            return k, num[1], num[0]
     return None
 
 
-def _segment(tokens: list[Token], i: int, j: int) -> tuple[int, int]:
-    kind, value = tokens[i].num  # type: ignore[misc]
+def _segment(toks: Tokens, i: int, j: int) -> tuple[int, int]:
+    kind, value = toks.nums[i]  # type: ignore[misc]
     kind = kind.lstrip("&")
     i += 1
     total = value
-    if kind == "d" and value == 4 and (nxt := _peek(tokens, i, j, "y")) and nxt[1] == 20:
+    if kind == "d" and value == 4 and (nxt := _peek(toks, i, j, "y")) and nxt[1] == 20:
         total, i = 80, nxt[0] + 1  # quatre-vingt
         kind = "y"
-    if kind == "d" and (nxt := _peek(tokens, i, j, "y")) and tokens[nxt[0]].num[0] == "&y":  # type: ignore[index]
+    if kind == "d" and (nxt := _peek(toks, i, j, "y")) and nxt[2] == "&y":
         return value + nxt[1], nxt[0] + 1  # Arabic: "اثنان وتسعون" = 2 + 90
     if kind == "y":
-        if total in (60, 80) and (nxt := _peek(tokens, i, j, "t")):
-            teen, k = _segment(tokens, nxt[0], j)  # soixante-dix-huit, quatre-vingt-douze
+        if total in (60, 80) and (nxt := _peek(toks, i, j, "t")):
+            teen, k = _segment(toks, nxt[0], j)  # soixante-dix-huit, quatre-vingt-douze
             return total + teen, k
-        if total in (60, 80) and (nxt := _peek(tokens, i, j, "y")) and nxt[1] == 10:
+        if total in (60, 80) and (nxt := _peek(toks, i, j, "y")) and nxt[1] == 10:
             total, i = total + 10, nxt[0] + 1
-        elif (nxt := _peek(tokens, i, j, "d")) and 0 < nxt[1] < 10:
+        elif (nxt := _peek(toks, i, j, "d")) and 0 < nxt[1] < 10:
             total, i = total + nxt[1], nxt[0] + 1
         return total, i
-    if kind == "t" and value == 10 and (nxt := _peek(tokens, i, j, "d")) and 6 < nxt[1] < 10:
+    if kind == "t" and value == 10 and (nxt := _peek(toks, i, j, "d")) and 6 < nxt[1] < 10:
         return 10 + nxt[1], nxt[0] + 1  # dix-sept, dix-huit, dix-neuf
     if kind in "dH" or (kind == "h" and value == 100) or kind == "k":
         if kind == "h" or kind == "k":
             total = value
-        elif (nxt := _peek(tokens, i, j, "h")) and nxt[1] == 100:
+        elif (nxt := _peek(toks, i, j, "h")) and nxt[1] == 100:
             total, i = value * 100, nxt[0] + 1
         elif kind == "d":
             return total, i
-        if total < 1000 and (nxt := _peek(tokens, i, j, "k")):
+        if total < 1000 and (nxt := _peek(toks, i, j, "k")):
             total, i = total * 1000, nxt[0] + 1
-        rest = _peek(tokens, i, j, "dtyH")
+        rest = _peek(toks, i, j, "dtyH")
         if rest and total % 100 == 0:
-            sub, k = _segment(tokens, rest[0], j)
+            sub, k = _segment(toks, rest[0], j)
             if sub < (1000 if total >= 1000 else 100):
                 return total + sub, k
         return total, i
     return total, i
 
 
-def _joins(prev: Token, tok: Token) -> bool:
-    """Whether number token ``tok`` continues the run ending with number token ``prev``."""
-    prev_digit = prev.num is not None and prev.num[0] == "n"
-    tok_digit = tok.num is not None and tok.num[0] == "n"
-    # Typed digit groups ("612 34 56 78") and spoken words chain; a mix does not.
-    return prev_digit == tok_digit
+def _digit(num: Num | None) -> bool:
+    return num is not None and num[0] == "n"
+
+
+def runs_of(toks: Tokens, language: str | None = None) -> list[NumberRun]:
+    """Maximal runs of number tokens (see :func:`number_runs`).
+
+    A run starts at a number token only, so the scan visits ``toks.numbered``.
+    Typed digit groups ("612 34 56 78") and spoken words chain; a mix does not.
+    """
+    weak = _WEAK - _STRONG_IN.get(language or "", frozenset())
+    lows = toks.lows
+    nums = toks.nums
+    starts = toks.starts
+    ends = toks.ends
+    runs: list[NumberRun] = []
+    n = len(lows)
+    i = 0
+    for first in toks.numbered:
+        if first < i:
+            continue  # inside the run just read
+        i = first
+        j = i + 1
+        while j < n:
+            prev = nums[j - 1]
+            num = nums[j]
+            if num is not None:
+                if _digit(prev) != _digit(num):
+                    break
+                j += 1
+                continue
+            nxt = nums[j + 1] if j + 1 < n else None
+            if nxt is None or _digit(prev) != _digit(nxt):
+                break
+            spoken = prev is not None and prev[0] != "n"
+            if (spoken and lows[j] in _CONNECTORS) or (
+                lows[j] == "-" and ends[j - 1] == starts[j] == starts[j + 1] - 1
+            ):
+                j += 2
+                continue
+            break
+        count = 0
+        word = ""
+        for k in range(i, j):
+            if nums[k] is not None:
+                count += 1
+                word = lows[k]
+        if count == 1 and word in weak:
+            i = j
+            continue
+        chunks, values = _parse(toks, i, j)
+        if chunks:
+            runs.append(NumberRun(i, j - 1, "".join(chunks), values, starts[i], ends[j - 1]))
+        i = j
+    return runs
 
 
 def number_runs(tokens: list[Token], language: str | None = None) -> list[NumberRun]:
@@ -286,51 +419,12 @@ def number_runs(tokens: list[Token], language: str | None = None) -> list[Number
     A lone weak word ("un", "once", "oh") is no run, unless ``language`` says it is
     a number there (Spanish "once" is eleven).
     """
-    numbered = [k for k, tok in enumerate(tokens) if tok.num is not None]
-    return number_runs_at(tokens, numbered, language)
-
-
-def number_runs_at(
-    tokens: list[Token], numbered: list[int], language: str | None = None
-) -> list[NumberRun]:
-    """:func:`number_runs`, given the ascending indices of the tokens with a ``num``.
-
-    A run starts at a number token only, so the scan visits those and nothing else.
-    """
-    weak = _WEAK - _STRONG_IN.get(language or "", frozenset())
-    runs: list[NumberRun] = []
-    n = len(tokens)
-    i = 0
-    for first in numbered:
-        if first < i:
-            continue  # inside the run just read
-        i = first
-        j = i + 1
-        while j < n:
-            tok = tokens[j]
-            prev = tokens[j - 1]
-            if tok.num is not None:
-                if not _joins(prev, tok):
-                    break
-                j += 1
-                continue
-            nxt = tokens[j + 1] if j + 1 < n else None
-            if nxt is None or nxt.num is None or not _joins(prev, nxt):
-                break
-            spoken = prev.num is not None and prev.num[0] != "n"
-            if (spoken and tok.low in _CONNECTORS) or (
-                tok.low == "-" and prev.end == tok.start == nxt.start - 1
-            ):
-                j += 2
-                continue
-            break
-        span = tokens[i:j]
-        words = [t for t in span if t.num is not None]
-        if len(words) == 1 and words[0].low in weak:
-            i = j
-            continue
-        chunks, values = _parse(tokens, i, j)
-        if chunks:
-            runs.append(NumberRun(i, j - 1, "".join(chunks), values, span[0].start, span[-1].end))
-        i = j
-    return runs
+    nums = [tok.num for tok in tokens]
+    toks = Tokens(
+        [tok.low for tok in tokens],
+        [tok.start for tok in tokens],
+        [tok.end for tok in tokens],
+        nums,
+        [k for k, num in enumerate(nums) if num is not None],
+    )
+    return runs_of(toks, language)
