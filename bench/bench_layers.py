@@ -6,10 +6,15 @@ Usage: python bench/bench_layers.py [--ops 500] [--history 100]
 One run, same servers, one operation at a time, 200-character messages:
 
 * append one message / read the last 10 messages of a session, for
-  - unimem service (``add_entry``: validation, language and PHI detection, the
-    user's settings, durable PostgreSQL commit, Redis hot window + short-term
-    layer; ``get_context``: messages, mode, language, switch events, settings,
-    cross-session recall, from Redis in one round trip)
+  - unimem service (``add_entry``: validation, PHI detection, the user's
+    settings, durable PostgreSQL commit, Redis hot window + short-term layer;
+    the turn carries ``language`` and ``detected_language`` as in the spec's
+    example, so the language is not detected again; the row "language
+    detected" sends a typed turn without them, which unimem detects;
+    ``get_history(max_messages=10)``: the last 10 with the owner check, from
+    Redis in one round trip). ``get_context`` (the last 10 plus mode,
+    language, switch events, settings and cross-session recall, also one round
+    trip) is timed in the same loop and printed below the table.
   - unimem layers (the same storage work without detection: ``LayeredStore``)
   - raw redis-py pipeline floor (RPUSH + LTRIM + EXPIRE / LRANGE)
   - raw asyncpg floor (INSERT / SELECT ... ORDER BY seq DESC LIMIT 10)
@@ -67,10 +72,11 @@ async def timed(op: Op, n: int) -> list[float]:
 
 
 class Subject:
-    """One system under test: how it appends and how it reads the last 10."""
+    """One system under test: how it appends and how it reads the last 10
+    (``extra``: another read timed in the same loop)."""
 
-    def __init__(self, name: str, append: Op, read: Op) -> None:
-        self.name, self.append, self.read = name, append, read
+    def __init__(self, name: str, append: Op, read: Op, extra: Op | None = None) -> None:
+        self.name, self.append, self.read, self.extra = name, append, read, extra
 
 
 async def run(args: argparse.Namespace) -> None:
@@ -92,15 +98,29 @@ async def run(args: argparse.Namespace) -> None:
         closers.append(service.aclose)
 
         async def svc_append() -> None:
-            await service.add_entry(
-                "svc", MemoryEntry(role="user", content=MESSAGE, language="en"), "bench"
-            )
+            # as in the spec's example: the voice pipeline's speech-to-text already
+            # identified the language, so unimem does not detect it again
+            entry = MemoryEntry(role="user", content=MESSAGE, language="en", detected_language="en")
+            await service.add_entry("svc", entry, "bench")
+
+        async def svc_detect_append() -> None:
+            # a typed turn: unimem detects the language (lingua) before storing
+            await service.add_entry("svc-text", MemoryEntry(role="user", content=MESSAGE), "bench")
 
         subjects.append(
             Subject(
                 "unimem service",
                 svc_append,
-                lambda: service.get_context("svc", max_messages=10),
+                lambda: service.get_history("svc", max_messages=10, user_id="bench"),
+                lambda: service.get_context("svc", max_messages=10, user_id="bench"),
+            )
+        )
+
+        subjects.append(
+            Subject(
+                "unimem service, language detected",
+                svc_detect_append,
+                lambda: service.get_history("svc-text", max_messages=10, user_id="bench"),
             )
         )
 
@@ -178,10 +198,13 @@ async def run(args: argparse.Namespace) -> None:
         # round robin, so that load from elsewhere on the machine hits every system alike
         appends: dict[str, list[float]] = {s.name: [] for s in subjects}
         reads: dict[str, list[float]] = {s.name: [] for s in subjects}
+        extras: dict[str, list[float]] = {s.name: [] for s in subjects if s.extra}
         for _ in range(args.ops):
             for subject in subjects:
                 appends[subject.name] += await timed(subject.append, 1)
                 reads[subject.name] += await timed(subject.read, 1)
+                if subject.extra is not None:
+                    extras[subject.name] += await timed(subject.extra, 1)
         results = {
             name: {
                 "append_p50": statistics.median(appends[name]),
@@ -192,6 +215,14 @@ async def run(args: argparse.Namespace) -> None:
             for name in appends
         }
         report(results)
+        if extras:
+            print("\nget_context: the last 10 plus state, switch events, settings and")
+            print("cross-session turns (ms p50, p99), timed in the same loop:")
+        for name, samples in extras.items():
+            print(
+                f"{name + ' get_context':38} {statistics.median(samples):>10.3f} "
+                f"{pct(samples, 0.99):>7.3f}"
+            )
     finally:
         for close in reversed(closers):
             try:
@@ -265,7 +296,7 @@ def report(results: dict[str, dict[str, float]]) -> None:
     floor_w = results["redis-py floor"]["append_p50"] + results["asyncpg floor"]["append_p50"]
     floor_r = results["redis-py floor"]["read_p50"]
     print(f"\nfloors: append redis+postgres {floor_w:.3f} ms, read redis {floor_r:.3f} ms")
-    for name in ("unimem layers", "unimem service"):
+    for name in ("unimem layers", "unimem service", "unimem service, language detected"):
         r = results[name]
         print(
             f"{name:16} append / (redis+pg floor) = {r['append_p50'] / floor_w:.2f}x (target 1.5x)"

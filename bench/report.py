@@ -173,11 +173,14 @@ def build(args: argparse.Namespace) -> str:
     if (raw / "scale.json").exists():
         scale = json.loads((raw / "scale.json").read_text())
     anchors = parse_rows(runs["layers"]["out"], 4)
+    context_read = parse_rows(runs["layers"]["out"], 2).get("unimem service get_context")
     anchors.update(parse_rows(runs["sqlite"]["out"], 4))
     http = parse_rows(runs["http"]["out"], 7)
     made = plots(scale, anchors, Path(args.plots))
     rel_plots = os.path.relpath(Path(args.plots), Path(args.out).parent)
-    return render(args, before, started, finished, runs, scale, anchors, http, made, rel_plots)
+    return render(
+        args, before, started, finished, runs, scale, anchors, http, made, rel_plots, context_read
+    )
 
 
 def render(
@@ -191,6 +194,7 @@ def render(
     http: dict[str, list[float]],
     made: list[str],
     plot_dir: str,
+    context_read: list[float] | None = None,
 ) -> str:
     out: list[str] = [
         "# unimem benchmarks",
@@ -222,8 +226,14 @@ def render(
         heads.append(
             f"Durable append (Redis + PostgreSQL, whole service) p50 {unimem[0]:.2f} ms = "
             f"{ratio(unimem[0], floor_w)} the raw redis-py + asyncpg floor (target 1.5x); "
-            f"read of the last 10 p50 {unimem[2]:.2f} ms = {ratio(unimem[2], floor_r)} the "
-            "redis-py floor (target 1.3x)."
+            f"read of the last 10 (`get_history`) p50 {unimem[2]:.2f} ms = "
+            f"{ratio(unimem[2], floor_r)} the redis-py floor (target 1.3x)."
+        )
+    if context_read:
+        heads.append(
+            f"`get_context` (the last 10 plus state, switch events, settings and cross-session "
+            f"turns, one Redis round trip) p50 {context_read[0]:.2f} ms, p99 "
+            f"{context_read[1]:.2f} ms = {ratio(context_read[0], floor_r)} the redis-py floor."
         )
     for name, row in http.items():
         if name != "http floor":

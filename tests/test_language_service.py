@@ -61,6 +61,37 @@ async def test_explicit_language_wins_and_is_the_trigger_when_text_disagrees(
     assert await _switches(service, "s1") == [("en", "ar", "explicit_setting")]
 
 
+async def test_a_detection_given_with_the_language_is_trusted(
+    service: UnifiedMemoryService, monkeypatch
+):
+    """A voice pipeline that identified the language in speech-to-text passes both
+    fields (the spec's example): unimem does not detect again, and the given
+    detection labels the switch."""
+    import unimem.language.policy as policy
+
+    def no_detection(text: str) -> None:
+        raise AssertionError(f"detected again: {text!r}")
+
+    await service.add_entry("s1", user("I need a new appointment", language="en"))
+    monkeypatch.setattr(policy, "detect", no_detection)
+    stored = await service.add_entry(
+        "s1", user("Necesito una cita nueva", language="es", detected_language="es")
+    )
+    assert (stored.language, stored.detected_language, stored.language_switched) == (
+        "es",
+        "es",
+        True,
+    )
+    overridden = await service.add_entry(
+        "s1", user("Let us go on in French", language="fr", detected_language="en")
+    )
+    assert overridden.detected_language == "en"
+    assert await _switches(service, "s1") == [
+        ("en", "es", "auto_detected"),
+        ("es", "fr", "explicit_setting"),
+    ]
+
+
 async def test_caller_trigger_wins_over_the_policy(service: UnifiedMemoryService):
     await service.add_entry("s1", user("I need a new appointment"))
     await service.add_entry("s1", user("Je voudrais un rendez-vous demain"), trigger="user_request")

@@ -89,3 +89,21 @@ async def test_several_processes_share_one_session_gap_free(tmp_path: Path):
         history = await memory.get_history("shared", max_messages=1000)
     assert [e.seq for e in history] == list(range(1, 121))
     assert len({e.content for e in history}) == 120
+
+
+async def test_settings_stored_in_another_spelling_still_guard_writes(tmp_path: Path):
+    """Settings JSON written by another version (other key order, a field it
+    lacked): the first write's guard fails once, then holds the stored text."""
+    path = tmp_path / "g.db"
+    db = sqlite3.connect(path)
+    async with UnifiedMemoryService.from_url(f"sqlite:///{path}") as memory:
+        db.execute(
+            "INSERT INTO settings (user_id, data, retention_days) VALUES (?, ?, ?)",
+            ("local", '{"retention_days": 5, "anonymize_phi": false}', 5),
+        )
+        db.commit()
+        stored = await memory.add_entry("s1", MemoryEntry(role="user", content="617 555 0142"))
+        assert stored.content == "617 555 0142"  # the stored settings applied: no redaction
+        again = await memory.add_entry("s1", MemoryEntry(role="user", content="second"))
+        assert again.seq == 2
+    db.close()

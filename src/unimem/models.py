@@ -421,12 +421,16 @@ _ROLES = {r.value: r for r in Role}
 _MODES = {m.value: m for m in Mode}
 
 
+_new = object.__new__
+_set = object.__setattr__
+
+
 def _construct(cls: type[_M], data: dict[str, Any]) -> _M:
-    obj = cls.__new__(cls)
-    object.__setattr__(obj, "__dict__", data)
-    object.__setattr__(obj, "__pydantic_fields_set__", set(data))
-    object.__setattr__(obj, "__pydantic_extra__", None)
-    object.__setattr__(obj, "__pydantic_private__", None)
+    obj = _new(cls)
+    _set(obj, "__dict__", data)
+    _set(obj, "__pydantic_fields_set__", set(data))
+    _set(obj, "__pydantic_extra__", None)
+    _set(obj, "__pydantic_private__", None)
     return obj
 
 
@@ -452,14 +456,21 @@ def entries_from_json_array(raw: str | bytes) -> list[MemoryEntry]:
     """Rebuild entries from a JSON array of ``MemoryEntry.model_dump_json()``
     texts (one parse for a whole window)."""
     out: list[MemoryEntry] = []
+    append, roles, modes, parse_time = out.append, _ROLES, _MODES, datetime.fromisoformat
     for data in orjson.loads(raw):
-        if data.keys() == _ENTRY_KEYS:
-            data["role"] = _ROLES[data["role"]]
-            data["mode"] = _MODES[data["mode"]]
-            data["timestamp"] = _time(data["timestamp"])
-            out.append(_construct(MemoryEntry, data))
-        else:
-            out.append(MemoryEntry.model_validate(data))
+        if data.keys() != _ENTRY_KEYS:
+            append(MemoryEntry.model_validate(data))
+            continue
+        data["role"] = roles[data["role"]]
+        data["mode"] = modes[data["mode"]]
+        if data["timestamp"]:
+            data["timestamp"] = parse_time(data["timestamp"])
+        obj = _new(MemoryEntry)
+        _set(obj, "__dict__", data)
+        _set(obj, "__pydantic_fields_set__", set(data))
+        _set(obj, "__pydantic_extra__", None)
+        _set(obj, "__pydantic_private__", None)
+        append(obj)
     return out
 
 

@@ -16,7 +16,12 @@ from typing import Any, Self
 
 from .config import MemoryConfig, load_config, resolve_data_dir
 from .context.service_ops import ContextOperations
-from .errors import ConfigurationError, InvalidInputError, SessionNotFoundError
+from .errors import (
+    ConfigurationError,
+    InvalidInputError,
+    SessionNotFoundError,
+    StoreUnavailableError,
+)
 from .ids import new_id
 from .language import apply_language_policy
 from .live import LiveBus
@@ -38,8 +43,9 @@ from .privacy.operations import (
 )
 from .privacy.pipeline import PrivacyPipeline
 from .privacy.service_ops import POLICY_ACTOR, PrivacyOperations
+from .privacy.write_settings import WriteSettings
 from .stores import DurableStore, InMemoryStore, durable_store_from_url
-from .stores.base import ContextSnapshot
+from .stores.base import ContextSnapshot, SettingsChanged
 from .stores.layered import layered_store_from_urls
 from .validation import check_content_size, check_id, check_range
 
@@ -47,6 +53,8 @@ __all__ = ["UnifiedMemoryService"]
 
 #: How many language and mode events a context carries.
 CONTEXT_EVENT_LIMIT = 5
+#: Times add_entry prepares an entry again when the owner's settings changed under it.
+SETTINGS_ATTEMPTS = 3
 #: Degradation of a context whose owner turned memory off.
 DEGRADATION_MEMORY_DISABLED = "memory_disabled"
 
@@ -108,6 +116,8 @@ class UnifiedMemoryService(PrivacyOperations, ContextOperations):
         self._ready = False
         #: The user's settings applied to every write (``unimem.privacy.pipeline``).
         self.privacy = PrivacyPipeline()
+        #: The settings each owner's last write used (``unimem.privacy.write_settings``).
+        self.write_settings = WriteSettings()
         self.summarizer = None  # ContextOperations: from UNIMEM_LLM_* on first use
 
     @classmethod
@@ -266,25 +276,47 @@ class UnifiedMemoryService(PrivacyOperations, ContextOperations):
             _enum_value(trigger, SwitchTrigger, "trigger") if trigger is not None else None
         )
         store = await self._store()
-        # Before privacy: detection reads the text as the user wrote it. The
-        # owner's settings are read meanwhile (started first, so their round trip
-        # to a remote store overlaps the detection's CPU); both must succeed
-        # before anything is stored, and the policy's error wins as it did when
-        # they ran one after the other.
-        settings_read, policy = await asyncio.gather(
-            self._settings_of(prepared.user_id),
-            apply_language_policy(prepared, trigger_value, store),
-            return_exceptions=True,
-        )
-        if isinstance(policy, BaseException):
-            raise policy
-        if isinstance(settings_read, BaseException):
-            raise settings_read
+        owner = prepared.user_id
+        # The owner's settings: those this process's last write of theirs used
+        # (the store checks them at commit, see unimem.privacy.write_settings),
+        # else read now, meanwhile the language is detected (started first, so
+        # the round trip overlaps detection's CPU). Detection reads the text as
+        # the user wrote it, before privacy; both must succeed before anything
+        # is stored, and the policy's error wins.
+        known = self.write_settings.peek(owner)
+        if known is None:
+            loaded, policy = await asyncio.gather(
+                self.write_settings.load(store, owner),
+                apply_language_policy(prepared, trigger_value, store),
+                return_exceptions=True,
+            )
+            if isinstance(policy, BaseException):
+                raise policy
+            if isinstance(loaded, BaseException):
+                raise loaded
+            known = loaded
+        else:
+            policy = await apply_language_policy(prepared, trigger_value, store)
         prepared, trigger_value = policy
-        write = await self._privacy_entry(prepared, store, settings_read)
-        if not write.store:
-            return write.entry
-        result = await store.append_entry(write.entry, trigger=trigger_value)
+        for _ in range(SETTINGS_ATTEMPTS):
+            write = await self._privacy_entry(prepared, store, known.settings)
+            if not write.store:
+                if not known.fresh:  # confirm before dropping a turn
+                    known = await self.write_settings.load(store, owner)
+                    continue
+                return write.entry
+            try:
+                result = await store.append_entry(
+                    write.entry, trigger=trigger_value, settings_guard=known.guard
+                )
+            except SettingsChanged as changed:
+                known = self.write_settings.changed(owner, changed.current)
+                continue
+            break
+        else:
+            raise StoreUnavailableError(
+                "the user's settings kept changing during this write; retry"
+            )
         if result.created:
             live = result.entry
             if write.live is not None:  # a voice transcript kept for live listeners only
@@ -556,6 +588,7 @@ class UnifiedMemoryService(PrivacyOperations, ContextOperations):
             raise InvalidInputError("settings must be MemorySettings or a dict", field="settings")
         store = await self._store()
         await store.put_settings(user, new)
+        self.write_settings.forget(user)
         old, now_set = current.model_dump(), new.model_dump()
         changed = {k: v for k, v in now_set.items() if old[k] != v}
         await store.append_audit(

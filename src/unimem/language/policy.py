@@ -88,6 +88,14 @@ def explicit_trigger(explicit_language: str, detection: Detection) -> SwitchTrig
     return SwitchTrigger.AUTO_DETECTED
 
 
+def _given_detection(entry: MemoryEntry) -> Detection | None:
+    """The caller's own detection, when the caller also set the language explicitly
+    (then unimem's detection could change nothing but the switch trigger's label)."""
+    if not (entry.language and entry.detected_language):
+        return None
+    return Detection(entry.detected_language.partition("-")[0].lower(), 1.0, "given")
+
+
 def _same_language(detected: str, current: str | None) -> bool:
     """``pt`` is the session's ``pt-BR``: detection names no regions."""
     return current is not None and detected == current.partition("-")[0].lower()
@@ -124,9 +132,16 @@ async def apply_language_policy(
     record one switch); an unsure turn inherits whatever is current. No turn
     is labelled with a language its text contradicts.
 
+    A turn that arrives with both ``language`` and ``detected_language`` (a
+    voice pipeline whose speech-to-text already identified the language, as in
+    the spec's example) is not detected again: the explicit language decides
+    and the given detection only labels a switch's trigger.
+
     Raises whatever ``store.get_session`` raises (``StoreUnavailableError``).
     """
-    found = detect(entry.content) if entry.content else Detection(None, 0.0, "empty")
+    found = _given_detection(entry)
+    if found is None:
+        found = detect(entry.content) if entry.content else Detection(None, 0.0, "empty")
     update: dict[str, Any] = {
         "detected_language": entry.detected_language or found.language or entry.language
     }

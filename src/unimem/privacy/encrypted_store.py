@@ -27,7 +27,13 @@ from ..models import (
     SessionInfo,
     Summary,
 )
-from ..stores.base import AppendResult, ContextSnapshot, DeleteScope, DurableStore
+from ..stores.base import (
+    AppendResult,
+    ContextSnapshot,
+    DeleteScope,
+    DurableStore,
+    SettingsGuard,
+)
 from .crypto import PREFIX, Keyring
 
 __all__ = ["EncryptedStore"]
@@ -119,8 +125,16 @@ class EncryptedStore:
     async def aclose(self) -> None:
         await self.inner.aclose()
 
-    async def append_entry(self, entry: MemoryEntry, *, trigger: str | None = None) -> AppendResult:
-        result = await self.inner.append_entry(self._seal_entry(entry), trigger=trigger)
+    async def append_entry(
+        self,
+        entry: MemoryEntry,
+        *,
+        trigger: str | None = None,
+        settings_guard: SettingsGuard | None = None,
+    ) -> AppendResult:
+        result = await self.inner.append_entry(
+            self._seal_entry(entry), trigger=trigger, settings_guard=settings_guard
+        )
         result.entry = self._open_entry(result.entry)
         return result
 
@@ -139,9 +153,7 @@ class EncryptedStore:
     async def load_history(
         self, session_id: str, *, limit: int, before_seq: int | None = None
     ) -> tuple[SessionInfo | None, list[MemoryEntry]]:
-        state, found = await self.inner.load_history(
-            session_id, limit=limit, before_seq=before_seq
-        )
+        state, found = await self.inner.load_history(session_id, limit=limit, before_seq=before_seq)
         return state, self._open_entries(found)
 
     async def get_entry(self, session_id: str, entry_id: str) -> MemoryEntry | None:

@@ -56,6 +56,34 @@ class AppendResult:
     session: SessionInfo | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class SettingsGuard:
+    """The owner's settings an entry was prepared under, as the store holds them:
+    ``text`` is the stored settings JSON, ``None`` when the user has none.
+
+    An append given a guard commits only if the stored settings still read
+    exactly so (checked inside the write's transaction); otherwise it raises
+    :class:`SettingsChanged` and stores nothing. This lets the service keep the
+    settings in memory between writes without ever storing a turn under
+    settings another process has since replaced.
+    """
+
+    text: str | None
+
+
+class SettingsChanged(Exception):
+    """An append's :class:`SettingsGuard` no longer matched; nothing was stored.
+
+    ``current`` is the stored settings JSON now (``None``: none stored), so the
+    caller can prepare the entry again without another read. Internal to the
+    service, which retries; never raised to its callers.
+    """
+
+    def __init__(self, current: str | None) -> None:
+        super().__init__("the user's settings changed while the entry was prepared")
+        self.current = current
+
+
 @dataclass(slots=True)
 class ContextSnapshot:
     """Everything ``get_context`` needs from a store, fetched together."""
@@ -80,8 +108,17 @@ class DurableStore(Protocol):
     async def aclose(self) -> None:
         """Release connections. Idempotent."""
 
-    async def append_entry(self, entry: MemoryEntry, *, trigger: str | None = None) -> AppendResult:
+    async def append_entry(
+        self,
+        entry: MemoryEntry,
+        *,
+        trigger: str | None = None,
+        settings_guard: SettingsGuard | None = None,
+    ) -> AppendResult:
         """Store ``entry`` (id, user, timestamp filled) atomically with the events it causes.
+
+        With ``settings_guard``, raises :class:`SettingsChanged` (nothing stored)
+        unless the owner's stored settings still match it.
 
         Assigns ``seq``. An entry whose ``id`` is already stored in the session is
         not stored again: the stored one is returned with ``created=False``.

@@ -38,7 +38,13 @@ from ..models import (
     utcnow,
 )
 from . import redis_scripts as lua
-from .base import AppendResult, ContextSnapshot, DeleteScope, DurableStore
+from .base import (
+    AppendResult,
+    ContextSnapshot,
+    DeleteScope,
+    DurableStore,
+    SettingsGuard,
+)
 from .redis import (
     EVENT_KEEP,
     RedisSessionCache,
@@ -158,8 +164,16 @@ class LayeredStore:
 
     # ------------------------------------------------------------------ writes
 
-    async def append_entry(self, entry: MemoryEntry, *, trigger: str | None = None) -> AppendResult:
-        result = await self.durable.append_entry(entry, trigger=trigger)
+    async def append_entry(
+        self,
+        entry: MemoryEntry,
+        *,
+        trigger: str | None = None,
+        settings_guard: SettingsGuard | None = None,
+    ) -> AppendResult:
+        result = await self.durable.append_entry(
+            entry, trigger=trigger, settings_guard=settings_guard
+        )
         state = result.session
         if not result.created or state is None:
             # a retry: the first attempt may have committed and died before

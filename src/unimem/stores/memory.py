@@ -22,6 +22,8 @@ from .base import (
     AppendResult,
     ContextSnapshot,
     DeleteScope,
+    SettingsChanged,
+    SettingsGuard,
     apply_entry_changes,
     plan_close,
     plan_entry,
@@ -81,7 +83,18 @@ class InMemoryStore:
     async def aclose(self) -> None:
         return None
 
-    async def append_entry(self, entry: MemoryEntry, *, trigger: str | None = None) -> AppendResult:
+    async def append_entry(
+        self,
+        entry: MemoryEntry,
+        *,
+        trigger: str | None = None,
+        settings_guard: SettingsGuard | None = None,
+    ) -> AppendResult:
+        if settings_guard is not None:
+            stored_settings = self._settings.get(entry.user_id)
+            current = stored_settings.model_dump_json() if stored_settings is not None else None
+            if current != settings_guard.text:
+                raise SettingsChanged(current)
         session = self._sessions.get(entry.session_id)
         if session is not None:
             existing = session.by_id.get(entry.id)

@@ -39,7 +39,16 @@ from ..models import (
     event_from_json,
     session_from_json,
 )
-from .base import AppendResult, ContextSnapshot, DeleteScope, plan_close, plan_entry, plan_event
+from .base import (
+    AppendResult,
+    ContextSnapshot,
+    DeleteScope,
+    SettingsChanged,
+    SettingsGuard,
+    plan_close,
+    plan_entry,
+    plan_event,
+)
 from .pg_later import LaterLayersMixin
 from .pg_migrations import SCHEMA_VERSION, apply_migrations, schema_version
 
@@ -62,7 +71,13 @@ SELECT s.data, s.version,
 FROM sessions s WHERE s.session_id = $1
 """
 # $1 session, $2 user, $3 new version, $4 last active, $5 state json, $6 expected version,
-# $7 seq, $8 entry id, $9 entry ts, $10 entry json, $11.. event columns
+# $7 seq, $8 entry id, $9 entry ts, $10 entry json, $11..$15 event columns, $16 the
+# settings JSON the entry was prepared under, $17 whether to hold the write to it
+# (see SettingsGuard): the session row is written only if both versions match.
+_GUARD = (
+    "AND ($17::bool IS NOT TRUE OR (SELECT st.data::text FROM settings st "
+    "WHERE st.user_id = $2) IS NOT DISTINCT FROM $16::text)"
+)
 _WRITE_TAIL = """
 , e AS (
     INSERT INTO entries (session_id, seq, id, user_id, ts, data)
@@ -74,13 +89,16 @@ _WRITE_TAIL = """
          AS u(seq, id, t, ts, d)
     RETURNING 1
 )
-SELECT count(*) FROM s
+SELECT (SELECT count(*) FROM s),
+       CASE WHEN $17::bool THEN (SELECT data::text FROM settings WHERE user_id = $2) END
 """
 _WRITE_NEW = (
     """
 WITH s AS (
     INSERT INTO sessions (session_id, user_id, version, last_active_at, data)
-    SELECT $1, $2, $3, $4, $5::json WHERE $6::bigint = 0
+    SELECT $1, $2, $3, $4, $5::json WHERE $6::bigint = 0 """
+    + _GUARD
+    + """
     ON CONFLICT (session_id) DO NOTHING RETURNING 1
 )"""
     + _WRITE_TAIL
@@ -89,7 +107,9 @@ _WRITE_EXISTING = (
     """
 WITH s AS (
     UPDATE sessions SET version = $3, last_active_at = $4, data = $5::json
-    WHERE session_id = $1 AND user_id = $2 AND version = $6 RETURNING 1
+    WHERE session_id = $1 AND user_id = $2 AND version = $6 """
+    + _GUARD
+    + """ RETURNING 1
 )"""
     + _WRITE_TAIL
 )
@@ -281,9 +301,14 @@ class PostgresStore(LaterLayersMixin):
         expected: int,
         entry: MemoryEntry | None,
         events: list[MemoryEvent],
+        guard: SettingsGuard | None = None,
     ) -> bool:
+        """One statement; whether it wrote (``False``: the session's version moved).
+
+        Raises :class:`SettingsChanged` when ``guard`` no longer matches.
+        """
         sql = _WRITE_NEW if expected == 0 else _WRITE_EXISTING
-        count = await conn.fetchval(
+        row = await conn.fetchrow(
             sql,
             state.session_id,
             state.user_id,
@@ -300,24 +325,44 @@ class PostgresStore(LaterLayersMixin):
             [e.event_type for e in events],
             [e.timestamp for e in events],
             [e.model_dump_json() for e in events],
+            guard.text if guard is not None else None,
+            guard is not None,
         )
-        return bool(count)
+        assert row is not None
+        if row[0]:
+            return True
+        if guard is not None and row[1] != guard.text:
+            raise SettingsChanged(row[1])
+        return False
 
-    async def append_entry(self, entry: MemoryEntry, *, trigger: str | None = None) -> AppendResult:
+    async def append_entry(
+        self,
+        entry: MemoryEntry,
+        *,
+        trigger: str | None = None,
+        settings_guard: SettingsGuard | None = None,
+    ) -> AppendResult:
         async with self._serial(entry.session_id), self._conn() as conn:
             cached = self._states.get(entry.session_id)
             if cached is not None:
                 state, stored, events = plan_entry(cached.state, entry, trigger=trigger)
                 try:
-                    if await self._write(conn, state, cached.version, stored, events):
+                    written = await self._write(
+                        conn, state, cached.version, stored, events, settings_guard
+                    )
+                    if written:
                         self._remember(state, cached.version + 1)
                         return AppendResult(stored, events, created=True, session=state)
                 except asyncpg.UniqueViolationError:
                     pass  # a retried id (or a stale cache): settle it under the lock
-            return await self._append_locked(conn, entry, trigger)
+            return await self._append_locked(conn, entry, trigger, settings_guard)
 
     async def _append_locked(
-        self, conn: asyncpg.Connection, entry: MemoryEntry, trigger: str | None
+        self,
+        conn: asyncpg.Connection,
+        entry: MemoryEntry,
+        trigger: str | None,
+        guard: SettingsGuard | None = None,
     ) -> AppendResult:
         for _ in range(3):
             async with conn.transaction():
@@ -331,7 +376,7 @@ class PostgresStore(LaterLayersMixin):
                     self._remember(state, version)
                     return AppendResult(entry_from_json(row[2]), [], created=False, session=state)
                 new_state, stored, events = plan_entry(state, entry, trigger=trigger)
-                if await self._write(conn, new_state, version, stored, events):
+                if await self._write(conn, new_state, version, stored, events, guard):
                     self._remember(new_state, version + 1)
                     return AppendResult(stored, events, created=True, session=new_state)
             # a first write to a new session raced another process's: plan again

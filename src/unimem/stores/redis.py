@@ -16,6 +16,7 @@ one session or of one user, so one slot in Redis Cluster.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, cast
@@ -68,8 +69,9 @@ EVENT_KEEP = 20
 def redis_client_from_url(url: str, *, timeout: float = 0.5) -> RedisClient:
     """A client for ``redis://``, ``rediss://``, ``unix://`` or ``redis+cluster://host:port``.
 
-    ``timeout`` bounds connecting and each command, so an unreachable Redis
-    costs a voice turn at most that much before the service degrades.
+    ``timeout`` bounds connecting; :class:`RedisSessionCache` bounds each
+    command (``command_timeout``), so an unreachable or hung Redis costs a
+    voice turn at most that much before the service degrades.
     """
     scheme = url.split("://", 1)[0].lower()
     opts: dict[str, Any] = {
@@ -84,7 +86,12 @@ def redis_client_from_url(url: str, *, timeout: float = 0.5) -> RedisClient:
         inner = url.replace("+cluster", "", 1)
         return RedisCluster.from_url(inner, **opts)
     if scheme in ("redis", "rediss", "unix"):
-        return aioredis.Redis.from_url(url, **opts)
+        # On a single Redis, RedisSessionCache bounds each round trip itself
+        # (``command_timeout``, an ``asyncio.timeout``): redis-py's socket_timeout
+        # would wrap every send in ``asyncio.wait_for``, a Task and an extra
+        # event-loop iteration per command. A cluster client keeps it: its
+        # commands may hide several round trips (topology discovery, redirects).
+        return aioredis.Redis.from_url(url, **{**opts, "socket_timeout": None})
     raise ConfigurationError(
         f"unsupported session cache URL scheme {scheme!r}: use redis://host:port/db "
         "or redis+cluster://host:port"
@@ -150,6 +157,9 @@ class RedisSessionCache:
         session_ttl: idle seconds before a session's keys expire.
         short_term_ttl: seconds an entry stays in the user's short-term layer.
         short_term_cap: most entries kept per user in the short-term layer.
+        command_timeout: seconds one round trip to a single Redis may take
+            before it counts as unreachable (``StoreUnavailableError``). A
+            cluster client is bounded by its own socket timeouts instead.
     """
 
     def __init__(
@@ -161,8 +171,10 @@ class RedisSessionCache:
         session_ttl: int = 86_400,
         short_term_ttl: int = 86_400,
         short_term_cap: int = 200,
+        command_timeout: float = 0.5,
     ) -> None:
         self.client = client
+        self.command_timeout = None if isinstance(client, RedisCluster) else command_timeout
         self.prefix = prefix
         self.hot_window = hot_window
         self.session_ttl = session_ttl
@@ -181,17 +193,18 @@ class RedisSessionCache:
         """Execute a pipeline: one round trip (plus one ``SCRIPT LOAD`` and a retry
         of the scripts Redis did not know, after a restart or ``SCRIPT FLUSH``)."""
         try:
-            results = list(await pipe.pipe.execute(raise_on_error=False))
-            missing = [i for i, r in enumerate(results) if isinstance(r, rexc.NoScriptError)]
-            if missing:
-                for src in {pipe.scripts[i][0] for i in missing}:
-                    await self.client.script_load(src)  # every primary, on a cluster
-                retry = self._pipe()
-                for i in missing:
-                    retry.eval(*pipe.scripts[i])
-                again = await retry.pipe.execute(raise_on_error=False)
-                for i, result in zip(missing, again, strict=True):
-                    results[i] = result
+            async with asyncio.timeout(self.command_timeout):
+                results = list(await pipe.pipe.execute(raise_on_error=False))
+                missing = [i for i, r in enumerate(results) if isinstance(r, rexc.NoScriptError)]
+                if missing:
+                    for src in {pipe.scripts[i][0] for i in missing}:
+                        await self.client.script_load(src)  # every primary, on a cluster
+                    retry = self._pipe()
+                    for i in missing:
+                        retry.eval(*pipe.scripts[i])
+                    again = await retry.pipe.execute(raise_on_error=False)
+                    for i, result in zip(missing, again, strict=True):
+                        results[i] = result
         except _UNAVAILABLE as exc:
             raise unavailable(exc) from exc
         for result in results:
@@ -286,13 +299,14 @@ class RedisSessionCache:
         costs more than the command itself on the read path). By SHA on a single
         Redis, loading the script once if Redis does not know it."""
         try:
-            if isinstance(self.client, RedisCluster):
-                return await self.client.eval(src, numkeys, *args)
-            try:
-                return await self.client.evalsha(lua.sha(src), numkeys, *args)
-            except rexc.NoScriptError:
-                await self.client.script_load(src)
-                return await self.client.evalsha(lua.sha(src), numkeys, *args)
+            async with asyncio.timeout(self.command_timeout):
+                if isinstance(self.client, RedisCluster):
+                    return await self.client.eval(src, numkeys, *args)
+                try:
+                    return await self.client.evalsha(lua.sha(src), numkeys, *args)
+                except rexc.NoScriptError:
+                    await self.client.script_load(src)
+                    return await self.client.evalsha(lua.sha(src), numkeys, *args)
         except _UNAVAILABLE as exc:
             raise unavailable(exc) from exc
 
@@ -403,11 +417,12 @@ class RedisSessionCache:
     async def try_lock_rebuild(self, session_id: str, token: str) -> bool:
         """Claim the rebuild of a session's window (one reader rebuilds, not a burst)."""
         try:
-            return bool(
-                await self.client.set(
-                    self.session_keys(session_id).rebuild, token, nx=True, px=5000
+            async with asyncio.timeout(self.command_timeout):
+                return bool(
+                    await self.client.set(
+                        self.session_keys(session_id).rebuild, token, nx=True, px=5000
+                    )
                 )
-            )
         except _UNAVAILABLE as exc:
             raise unavailable(exc) from exc
 
@@ -458,7 +473,8 @@ class RedisSessionCache:
     async def get_state(self, session_id: str) -> SessionInfo | None:
         """The cached session state, or ``None`` when not cached."""
         try:
-            raw = await self.client.hget(self.session_keys(session_id).meta, "state")
+            async with asyncio.timeout(self.command_timeout):
+                raw = await self.client.hget(self.session_keys(session_id).meta, "state")
         except _UNAVAILABLE as exc:
             raise unavailable(exc) from exc
         return session_from_json(raw) if raw else None
@@ -466,7 +482,8 @@ class RedisSessionCache:
     async def get_settings(self, user_id: str) -> bytes | None:
         """The cached settings JSON (``b""``: none stored), or ``None`` when not cached."""
         try:
-            raw = await self.client.get(self.user_keys(user_id).settings)
+            async with asyncio.timeout(self.command_timeout):
+                raw = await self.client.get(self.user_keys(user_id).settings)
         except _UNAVAILABLE as exc:
             raise unavailable(exc) from exc
         return raw if raw is None else cast(bytes, raw)
@@ -474,9 +491,10 @@ class RedisSessionCache:
     async def put_settings(self, user_id: str, raw: str, *, only_if_absent: bool) -> None:
         """Cache the user's settings JSON (``""``: none stored)."""
         try:
-            await self.client.set(
-                self.user_keys(user_id).settings, raw, ex=self.short_term_ttl, nx=only_if_absent
-            )
+            async with asyncio.timeout(self.command_timeout):
+                await self.client.set(
+                    self.user_keys(user_id).settings, raw, ex=self.short_term_ttl, nx=only_if_absent
+                )
         except _UNAVAILABLE as exc:
             raise unavailable(exc) from exc
 
@@ -507,7 +525,8 @@ class RedisSessionCache:
     async def user_sessions(self, user_id: str) -> list[str]:
         """The session ids the short-term layer saw for this user."""
         try:
-            raw = await self.client.zrange(self.user_keys(user_id).sessions, 0, -1)
+            async with asyncio.timeout(self.command_timeout):
+                raw = await self.client.zrange(self.user_keys(user_id).sessions, 0, -1)
         except _UNAVAILABLE as exc:
             raise unavailable(exc) from exc
         return [cast(bytes, m).decode() for m in raw]

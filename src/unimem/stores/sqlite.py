@@ -26,7 +26,15 @@ from ..models import (
     event_from_json,
     session_from_json,
 )
-from .base import AppendResult, ContextSnapshot, plan_close, plan_entry, plan_event
+from .base import (
+    AppendResult,
+    ContextSnapshot,
+    SettingsChanged,
+    SettingsGuard,
+    plan_close,
+    plan_entry,
+    plan_event,
+)
 from .sqlite_layers import SQLiteLayers
 
 __all__ = ["SQLiteStore"]
@@ -277,8 +285,21 @@ class SQLiteStore(SQLiteLayers):
                 ],
             )
 
-    async def append_entry(self, entry: MemoryEntry, *, trigger: str | None = None) -> AppendResult:
+    async def append_entry(
+        self,
+        entry: MemoryEntry,
+        *,
+        trigger: str | None = None,
+        settings_guard: SettingsGuard | None = None,
+    ) -> AppendResult:
         with self._tx() as cur:
+            if settings_guard is not None:
+                row = cur.execute(
+                    "SELECT data FROM settings WHERE user_id = ?", (entry.user_id,)
+                ).fetchone()
+                current = row[0] if row is not None else None
+                if current != settings_guard.text:
+                    raise SettingsChanged(current)
             state = self._state(cur, entry.session_id)
             if state is not None:
                 row = cur.execute(
