@@ -54,6 +54,9 @@ class AppendResult:
     events: list[MemoryEvent] = field(default_factory=list)
     created: bool = True
     session: SessionInfo | None = None
+    #: ``entry.model_dump_json()`` as the store wrote it, when it made one
+    #: (a cache in front of it stores the same text instead of encoding again)
+    entry_json: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -183,7 +183,9 @@ class LayeredStore:
         self._owner(state.session_id, state.user_id)
         prev = (state.message_count - 1, state.event_count - len(result.events))
         done = await self._guard(
-            lambda: self.cache.record(state, prev, result.entry, result.events)
+            lambda: self.cache.record(
+                state, prev, result.entry, result.events, entry_json=result.entry_json
+            )
         )
         if isinstance(done, _Down):
             self._missed([state.session_id], [state.user_id])

@@ -302,12 +302,15 @@ class PostgresStore(LaterLayersMixin):
         entry: MemoryEntry | None,
         events: list[MemoryEvent],
         guard: SettingsGuard | None = None,
+        entry_json: str | None = None,
     ) -> bool:
         """One statement; whether it wrote (``False``: the session's version moved).
 
         Raises :class:`SettingsChanged` when ``guard`` no longer matches.
         """
         sql = _WRITE_NEW if expected == 0 else _WRITE_EXISTING
+        if entry is not None and entry_json is None:
+            entry_json = entry.model_dump_json()
         row = await conn.fetchrow(
             sql,
             state.session_id,
@@ -319,7 +322,7 @@ class PostgresStore(LaterLayersMixin):
             entry.seq if entry else None,
             entry.id if entry else None,
             entry.timestamp if entry else None,
-            entry.model_dump_json() if entry else None,
+            entry_json,
             [e.seq for e in events],
             [e.id for e in events],
             [e.event_type for e in events],
@@ -346,13 +349,14 @@ class PostgresStore(LaterLayersMixin):
             cached = self._states.get(entry.session_id)
             if cached is not None:
                 state, stored, events = plan_entry(cached.state, entry, trigger=trigger)
+                text = stored.model_dump_json()
                 try:
                     written = await self._write(
-                        conn, state, cached.version, stored, events, settings_guard
+                        conn, state, cached.version, stored, events, settings_guard, text
                     )
                     if written:
                         self._remember(state, cached.version + 1)
-                        return AppendResult(stored, events, created=True, session=state)
+                        return AppendResult(stored, events, True, state, text)
                 except asyncpg.UniqueViolationError:
                     pass  # a retried id (or a stale cache): settle it under the lock
             return await self._append_locked(conn, entry, trigger, settings_guard)
@@ -376,9 +380,10 @@ class PostgresStore(LaterLayersMixin):
                     self._remember(state, version)
                     return AppendResult(entry_from_json(row[2]), [], created=False, session=state)
                 new_state, stored, events = plan_entry(state, entry, trigger=trigger)
-                if await self._write(conn, new_state, version, stored, events, guard):
+                text = stored.model_dump_json()
+                if await self._write(conn, new_state, version, stored, events, guard, text):
                     self._remember(new_state, version + 1)
-                    return AppendResult(stored, events, created=True, session=new_state)
+                    return AppendResult(stored, events, True, new_state, text)
             # a first write to a new session raced another process's: plan again
         raise StoreUnavailableError("session write kept conflicting; retry")
 
