@@ -16,7 +16,8 @@ from unimem import MemoryEntry, SchemaError, StoreUnavailableError, UnifiedMemor
 from unimem.ids import new_id
 from unimem.models import Fact
 from unimem.stores.pg_migrations import MIGRATIONS, SCHEMA_VERSION, apply_migrations
-from unimem.stores.postgres import PostgresMemoryStore, PostgresStore
+from unimem.stores.postgres import PostgresStore
+from unimem.stores.spec_faces import PostgresMemoryStore
 
 pytestmark = pytest.mark.postgres
 

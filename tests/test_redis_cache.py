@@ -18,7 +18,7 @@ from backends import PG_URL, REDIS_URL, ScratchLayeredStore, ensure_cluster, lay
 from unimem import MemoryEntry, UnifiedMemoryService
 from unimem.ids import new_id
 from unimem.stores import keys
-from unimem.stores.redis import RedisMemoryStore
+from unimem.stores.spec_faces import RedisMemoryStore
 
 pytestmark = [pytest.mark.redis, pytest.mark.postgres]
 

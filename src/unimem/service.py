@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import os
 from collections.abc import Mapping
-from datetime import timedelta
 from types import TracebackType
 from typing import Any, Self
 
@@ -32,7 +31,6 @@ from .models import (
     MemoryEvent,
     MemorySettings,
     Mode,
-    RagContext,
     SessionInfo,
     SwitchTrigger,
     utcnow,
@@ -44,19 +42,16 @@ from .privacy.operations import (
 from .privacy.pipeline import PrivacyPipeline
 from .privacy.service_ops import POLICY_ACTOR, PrivacyOperations
 from .privacy.write_settings import WriteSettings
+from .reads import SessionReads
 from .stores import DurableStore, InMemoryStore, durable_store_from_url
-from .stores.base import ContextSnapshot, SettingsChanged
+from .stores.base import SettingsChanged
 from .stores.layered import layered_store_from_urls
-from .validation import check_content_size, check_id, check_range
+from .validation import check_content_size, check_id
 
 __all__ = ["UnifiedMemoryService"]
 
-#: How many language and mode events a context carries.
-CONTEXT_EVENT_LIMIT = 5
 #: Times add_entry prepares an entry again when the owner's settings changed under it.
 SETTINGS_ATTEMPTS = 3
-#: Degradation of a context whose owner turned memory off.
-DEGRADATION_MEMORY_DISABLED = "memory_disabled"
 
 
 def _enum_value(value: Any, enum: type[Mode] | type[SwitchTrigger], field: str) -> str:
@@ -79,23 +74,7 @@ def _language(value: Any, field: str) -> str:
     return checked
 
 
-def collect_rag(entries: list[MemoryEntry]) -> RagContext:
-    """Passages and sources of ``entries``, newest last, without repeats."""
-    passages: dict[str, None] = {}
-    sources: list[dict[str, Any]] = []
-    seen: set[str] = set()
-    for entry in entries:
-        for passage in entry.retrieved_passages:
-            passages[passage] = None
-        for source in entry.sources:
-            key = repr(sorted(source.items()))
-            if key not in seen:
-                seen.add(key)
-                sources.append(source)
-    return RagContext(passages=list(passages), sources=sources)
-
-
-class UnifiedMemoryService(PrivacyOperations, ContextOperations):
+class UnifiedMemoryService(SessionReads, PrivacyOperations, ContextOperations):
     """Conversation memory shared by voice and text.
 
     ``UnifiedMemoryService()`` keeps everything in this process;
@@ -431,132 +410,6 @@ class UnifiedMemoryService(PrivacyOperations, ContextOperations):
         if exists and extend is not None:
             await extend(session_id)
         return exists
-
-    # ------------------------------------------------------------------ reads
-
-    async def get_context(
-        self,
-        session_id: str,
-        max_messages: int = 10,
-        include_rag: bool = True,
-        *,
-        user_id: str | None = None,
-    ) -> ConversationContext:
-        """The last ``max_messages`` messages (oldest first) with the session's mode,
-        language, recent switches, RAG context, settings and metadata.
-
-        An unknown session gives an empty context.
-        """
-        check_id(session_id, "session_id")
-        check_range(max_messages, "max_messages", 1, self.config.max_context_messages)
-        snap = await (await self._store()).load_context(
-            session_id, max_messages=max_messages, event_limit=CONTEXT_EVENT_LIMIT
-        )
-        state = snap.session
-        if state is not None and user_id is not None and state.user_id != user_id:
-            raise SessionNotFoundError(f"no session {session_id!r} for this user")
-        owner = state.user_id if state is not None else self._user(user_id)
-        if state is None:  # a new session: the owner's settings still decide recall
-            snap.settings = await (await self._store()).get_settings(owner)
-        settings = snap.settings or MemorySettings()
-        if not settings.enabled:  # memory off: nothing is recalled, whatever is stored
-            return ConversationContext(
-                session_id=session_id,
-                user_id=owner,
-                settings=settings,
-                degradations=[DEGRADATION_MEMORY_DISABLED],
-            )
-        return ConversationContext(
-            session_id=session_id,
-            user_id=owner,
-            messages=snap.entries,
-            current_mode=state.current_mode if state else None,
-            current_language=state.current_language if state else None,
-            language_events=snap.language_events,
-            mode_events=snap.mode_events,
-            rag_context=collect_rag(snap.entries) if include_rag else RagContext(),
-            recent=await self._recent_turns(snap, session_id, owner, settings, max_messages),
-            settings=settings,
-            session=state,
-            # a layered store reports e.g. session_cache_unavailable here
-            degradations=list(getattr(snap, "degradations", ())),
-        )
-
-    async def _recent_turns(
-        self,
-        snap: ContextSnapshot,
-        session_id: str,
-        owner: str,
-        settings: MemorySettings,
-        limit: int,
-    ) -> list[MemoryEntry]:
-        """The owner's turns of the last ``short_term_ttl_seconds`` in other sessions
-        (``context.recent``), when ``cross_session`` is on."""
-        if not settings.cross_session:
-            return []
-        cached = getattr(snap, "recent", None)  # a layered store reads them with the context
-        if cached is not None:
-            return list(cached)
-        since = utcnow() - timedelta(seconds=self.config.short_term_ttl_seconds)
-        return await (await self._store()).recent_user_entries(
-            owner, since=since, exclude_session=session_id, limit=limit
-        )
-
-    async def get_history(
-        self,
-        session_id: str,
-        max_messages: int = 50,
-        *,
-        before_seq: int | None = None,
-        user_id: str | None = None,
-    ) -> list[MemoryEntry]:
-        """Up to ``max_messages`` entries of the session, oldest first (those before
-        ``before_seq`` when given, for paging back)."""
-        check_id(session_id, "session_id")
-        check_range(max_messages, "max_messages", 1, self.config.max_history_messages)
-        if before_seq is not None:
-            check_range(before_seq, "before_seq", 1, 2**62)
-        state, entries = await (await self._store()).load_history(
-            session_id, limit=max_messages, before_seq=before_seq
-        )
-        if state is not None and user_id is not None and state.user_id != user_id:
-            raise SessionNotFoundError(f"no session {session_id!r} for this user")
-        return entries
-
-    async def get_events(
-        self,
-        session_id: str,
-        event_type: EventType | str | None = None,
-        limit: int = 10,
-        *,
-        user_id: str | None = None,
-    ) -> list[MemoryEvent]:
-        """The last ``limit`` events of the session (of ``event_type`` if given), newest last."""
-        check_id(session_id, "session_id")
-        check_range(limit, "limit", 1, self.config.max_events)
-        kind = None
-        if event_type is not None:
-            kind = MemoryEvent(event_type=event_type).event_type
-        await self._owned_session(session_id, user_id)
-        return await (await self._store()).get_events(session_id, event_type=kind, limit=limit)
-
-    async def get_session(self, session_id: str, *, user_id: str | None = None) -> SessionInfo:
-        """The session's metadata. Raises ``SessionNotFoundError`` if unknown."""
-        check_id(session_id, "session_id")
-        state = await self._owned_session(session_id, user_id)
-        if state is None:
-            raise SessionNotFoundError(f"no session {session_id!r} for this user")
-        return state
-
-    async def list_sessions(
-        self, user_id: str | None = None, *, limit: int = 20, offset: int = 0
-    ) -> list[SessionInfo]:
-        """The user's sessions, most recently active first."""
-        check_range(limit, "limit", 1, 1000)
-        check_range(offset, "offset", 0, 10**9)
-        return await (await self._store()).list_sessions(
-            self._user(user_id), limit=limit, offset=offset
-        )
 
     # ------------------------------------------------------------------ settings
 

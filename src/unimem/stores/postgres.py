@@ -23,13 +23,13 @@ import re
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any, cast
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import asyncpg
 
-from ..errors import ConfigurationError, SessionNotFoundError, StoreUnavailableError
+from ..errors import ConfigurationError, StoreUnavailableError
 from ..models import (
     MemoryEntry,
     MemoryEvent,
@@ -42,7 +42,6 @@ from ..models import (
 from .base import (
     AppendResult,
     ContextSnapshot,
-    DeleteScope,
     SettingsChanged,
     SettingsGuard,
     plan_close,
@@ -52,7 +51,7 @@ from .base import (
 from .pg_later import LaterLayersMixin
 from .pg_migrations import SCHEMA_VERSION, apply_migrations, schema_version
 
-__all__ = ["PostgresMemoryStore", "PostgresStore"]
+__all__ = ["PostgresStore"]
 
 _SCHEMA_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,62}$")
 
@@ -544,49 +543,3 @@ SELECT s.data::text,
        (SELECT data::text FROM settings WHERE user_id = s.user_id)
 FROM sessions s WHERE s.session_id = $1
 """
-
-
-class PostgresMemoryStore:
-    """The spec's long-term store, as a thin face over :class:`PostgresStore`.
-
-    Entries are appended one transaction each (idempotent by id), never
-    rewritten as a whole list.
-    """
-
-    def __init__(self, store: PostgresStore) -> None:
-        self.store = store
-
-    async def save_conversation(
-        self, user_id: str, session_id: str, entries: Sequence[MemoryEntry]
-    ) -> list[MemoryEntry]:
-        """Store ``entries`` (already validated, ids set) in ``session_id``; a retry is a no-op.
-
-        Raises:
-            SessionNotFoundError: the session belongs to another user.
-            StoreUnavailableError: PostgreSQL is down; entries before it stay stored.
-        """
-        stored: list[MemoryEntry] = []
-        for entry in entries:
-            if entry.session_id and entry.session_id != session_id:
-                raise SessionNotFoundError(f"entry belongs to another session than {session_id!r}")
-            ready = entry.model_copy(
-                update={
-                    "session_id": session_id,
-                    "user_id": user_id,
-                    "timestamp": entry.timestamp or datetime.now(UTC),
-                    "seq": None,
-                }
-            )
-            stored.append((await self.store.append_entry(ready)).entry)
-        return stored
-
-    async def delete_today(self, user_id: str, *, now: datetime | None = None) -> dict[str, int]:
-        """Delete the user's entries and events since midnight UTC; counts per kind."""
-        now = now or datetime.now(UTC)
-        midnight = now.replace(hour=0, minute=0, second=0, microsecond=0)
-        return await self.store.delete_user_data(user_id, scope="day", since=midnight)
-
-    async def delete_all(self, user_id: str) -> dict[str, int]:
-        """Delete everything of the user but settings and the audit log; counts per kind."""
-        scope: DeleteScope = "all"
-        return await self.store.delete_user_data(user_id, scope=scope)

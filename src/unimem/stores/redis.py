@@ -33,14 +33,12 @@ from ..models import (
     MemoryEvent,
     SessionInfo,
     entries_from_json_array,
-    entry_from_json,
     session_from_json,
 )
 from . import keys as k
 from . import redis_scripts as lua
 
 __all__ = [
-    "RedisMemoryStore",
     "RedisSessionCache",
     "SessionCacheUnavailableError",
     "redis_client_from_url",
@@ -48,7 +46,8 @@ __all__ = [
 
 RedisClient = aioredis.Redis | RedisCluster
 
-_UNAVAILABLE: tuple[type[BaseException], ...] = (
+#: What a Redis failure looks like (translated to ``SessionCacheUnavailableError``).
+UNAVAILABLE: tuple[type[BaseException], ...] = (
     rexc.ConnectionError,
     rexc.TimeoutError,
     rexc.BusyLoadingError,
@@ -205,10 +204,10 @@ class RedisSessionCache:
                     again = await retry.pipe.execute(raise_on_error=False)
                     for i, result in zip(missing, again, strict=True):
                         results[i] = result
-        except _UNAVAILABLE as exc:
+        except UNAVAILABLE as exc:
             raise unavailable(exc) from exc
         for result in results:
-            if isinstance(result, _UNAVAILABLE):
+            if isinstance(result, UNAVAILABLE):
                 raise unavailable(result) from result
             if isinstance(result, Exception):
                 raise result
@@ -307,7 +306,7 @@ class RedisSessionCache:
                 except rexc.NoScriptError:
                     await self.client.script_load(src)
                     return await self.client.evalsha(lua.sha(src), numkeys, *args)
-        except _UNAVAILABLE as exc:
+        except UNAVAILABLE as exc:
             raise unavailable(exc) from exc
 
     # ------------------------------------------------------------------ reads
@@ -423,7 +422,7 @@ class RedisSessionCache:
                         self.session_keys(session_id).rebuild, token, nx=True, px=5000
                     )
                 )
-        except _UNAVAILABLE as exc:
+        except UNAVAILABLE as exc:
             raise unavailable(exc) from exc
 
     async def install(
@@ -475,7 +474,7 @@ class RedisSessionCache:
         try:
             async with asyncio.timeout(self.command_timeout):
                 raw = await self.client.hget(self.session_keys(session_id).meta, "state")
-        except _UNAVAILABLE as exc:
+        except UNAVAILABLE as exc:
             raise unavailable(exc) from exc
         return session_from_json(raw) if raw else None
 
@@ -484,7 +483,7 @@ class RedisSessionCache:
         try:
             async with asyncio.timeout(self.command_timeout):
                 raw = await self.client.get(self.user_keys(user_id).settings)
-        except _UNAVAILABLE as exc:
+        except UNAVAILABLE as exc:
             raise unavailable(exc) from exc
         return raw if raw is None else cast(bytes, raw)
 
@@ -495,7 +494,7 @@ class RedisSessionCache:
                 await self.client.set(
                     self.user_keys(user_id).settings, raw, ex=self.short_term_ttl, nx=only_if_absent
                 )
-        except _UNAVAILABLE as exc:
+        except UNAVAILABLE as exc:
             raise unavailable(exc) from exc
 
     # ------------------------------------------------------------------ invalidation
@@ -527,7 +526,7 @@ class RedisSessionCache:
         try:
             async with asyncio.timeout(self.command_timeout):
                 raw = await self.client.zrange(self.user_keys(user_id).sessions, 0, -1)
-        except _UNAVAILABLE as exc:
+        except UNAVAILABLE as exc:
             raise unavailable(exc) from exc
         return [cast(bytes, m).decode() for m in raw]
 
@@ -537,50 +536,3 @@ class RedisSessionCache:
         for key in self.session_keys(session_id).all()[:4]:
             pipe.expire(key, self.session_ttl)
         return any(await self._run(pipe))
-
-
-class RedisMemoryStore:
-    """The spec's Redis session store, as a thin face over :class:`RedisSessionCache`.
-
-    ``save_session`` adds entries to the session's sorted set by ``seq`` (one
-    round trip, nothing rewritten); ``load_session`` reads the hot window.
-    """
-
-    def __init__(self, redis_client: RedisClient, *, prefix: str = k.DEFAULT_PREFIX) -> None:
-        self.redis = redis_client
-        self.cache = RedisSessionCache(redis_client, prefix=prefix)
-        self.ttl = self.cache.session_ttl
-
-    async def save_session(self, session_id: str, memory: Sequence[MemoryEntry]) -> None:
-        """Add stored entries (``seq`` set) to the session's hot window; idempotent."""
-        sk = self.cache.session_keys(session_id)
-        pipe = self.cache._pipe()
-        for entry in memory:
-            if entry.seq is None:
-                raise ValueError("save_session takes stored entries (seq set)")
-            pipe.zadd(sk.window, {entry.model_dump_json(): entry.seq})
-        pipe.zremrangebyrank(sk.window, 0, -self.cache.hot_window - 1)
-        pipe.expire(sk.window, self.ttl)
-        await self.cache._run(pipe)
-
-    async def load_session(self, session_id: str) -> list[MemoryEntry]:
-        """The session's cached entries, oldest first."""
-        try:
-            raw = await self.redis.zrange(self.cache.session_keys(session_id).window, 0, -1)
-        except _UNAVAILABLE as exc:
-            raise unavailable(exc) from exc
-        return [entry_from_json(cast(bytes, r)) for r in raw]
-
-    async def extend_ttl(self, session_id: str) -> bool:
-        """Keep the session's keys for another idle period; whether any existed."""
-        return await self.cache.touch(session_id)
-
-    async def delete_session(self, session_id: str) -> None:
-        """Delete the session's keys."""
-        await self.cache.drop(session_ids=[session_id])
-
-    async def delete_all(self, user_id: str) -> None:
-        """Delete the user's short-term layer and every session of theirs it saw."""
-        await self.cache.drop(
-            session_ids=await self.cache.user_sessions(user_id), user_ids=[user_id]
-        )
