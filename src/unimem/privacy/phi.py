@@ -13,6 +13,7 @@ ages, then identifiers and phone numbers.
 
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -64,6 +65,10 @@ class PhiFinding:
         return f"PhiFinding(type={self.type.value}, start={self.start}, end={self.end})"
 
 
+#: The detectors claim spans with these values only.
+_TYPES = {type_.value: type_ for type_ in PhiType}
+_START = operator.attrgetter("start")
+
 _STEPS = (
     find_typed_patterns,
     find_spoken_addresses,
@@ -99,6 +104,6 @@ def detect_phi(text: str, language: str | None = None) -> list[PhiFinding]:
     for step in _STEPS:
         step(doc)
     return [
-        PhiFinding(PhiType(s.type), s.start, s.end, text[s.start : s.end], s.score)
-        for s in sorted(doc.spans, key=lambda s: s.start)
+        PhiFinding(_TYPES[s.type], s.start, s.end, text[s.start : s.end], s.score)
+        for s in sorted(doc.spans, key=_START)
     ]

@@ -115,8 +115,9 @@ def _cue_map(doc: Doc) -> tuple[dict[int, str], set[int]]:
 
 def _cue_before(doc: Doc, start: int, ends: dict[int, str]) -> str | None:
     generic = False
+    lows = doc.lows
     for k in range(start - 1, max(-1, start - 9), -1):
-        low = doc.low(k)
+        low = lows[k]  # k >= 0
         if low in _STOP:
             break
         type_ = ends.get(k)
@@ -127,45 +128,37 @@ def _cue_before(doc: Doc, start: int, ends: dict[int, str]) -> str | None:
     return _GENERIC if generic else None
 
 
-def _is_id_part(doc: Doc, k: int, cue_tokens: set[int]) -> bool:
-    if not doc.free(k) or k in cue_tokens:
-        return False
-    if doc.nums[k] is not None:
-        return True
-    low = doc.lows[k]
-    # ASCII letters and digits, not letters only: a digit among them (no per-char scan)
-    if low.isalnum() and low.isascii() and not low.isalpha():
-        return True  # "a1234567", "1eg4"
-    if len(low) == 1 and low.isalpha() and low.isascii():
-        return True  # a spelled letter ("x j h one two three")
-    # "POL-5567": a letter group glued to a number by a hyphen
-    return (
-        low.isalpha()
-        and low.isascii()
-        and len(low) <= 4
-        and doc.low(k + 1) == "-"
-        and doc.ends[k] == doc.starts[k + 1]
-    )
-
-
 def _id_part_shapes(doc: Doc) -> list[int]:
-    """Indices of the tokens shaped like an id part, a superset of :func:`_is_id_part`'s.
+    """Indices of the tokens shaped like an id part.
 
-    Number tokens, single ASCII letters, ASCII letters-and-digits tokens (only
-    with a 0-9 digit in the text) and, before a "-", ASCII words of up to four
-    letters; whether they are free and outside a cue is for ``_is_id_part``.
+    That is a number, an ASCII letters-and-digits token ("a1234567", "1eg4"), a
+    spelled letter ("x j h one two three") or a letter group glued to a number
+    by a hyphen ("POL-5567"). Such a token is an id part while it is free and
+    no cue word. Letters with digits mean a 0-9 digit in the text, and the
+    hyphen test needs a "-" token: without those the two tests are skipped.
     """
     lows = doc.lows
     nums = doc.nums
+    starts = doc.starts
+    ends = doc.ends
+    last = len(lows) - 1
     digit = doc.ascii_digit
     glue = "-" in doc.vocab
     return [
         k
         for k, low in enumerate(lows)
         if nums[k] is not None
-        or low in _ASCII_LETTERS
-        or (digit and low.isascii() and low.isalnum() and not low.isalpha())
-        or (glue and len(low) <= 4 and low.isascii() and low.isalpha())
+        or low in _ASCII_LETTERS  # lowercase: the text is normalized
+        or (digit and low.isalnum() and low.isascii() and not low.isalpha())
+        or (
+            glue
+            and k < last
+            and len(low) <= 4
+            and low.isalpha()
+            and low.isascii()
+            and lows[k + 1] == "-"
+            and ends[k] == starts[k + 1]
+        )
     ]
 
 
@@ -174,18 +167,29 @@ def find_identifiers(doc: Doc) -> None:
 
     Every type needs at least three digits, counted from number runs and from
     the 0-9 characters of the other tokens: without a run or an ASCII digit in
-    the text there is nothing to classify.
+    the text there is nothing to classify. The scan for ids visits the tokens
+    shaped like an id part (:func:`_id_part_shapes`) only, and a token is an id
+    part when it has that shape, is free and is no cue word.
     """
     if not doc.runs and not doc.ascii_digit:
         return
     ends, cue_tokens = _cue_map(doc)
-    n = len(doc.lows)
+    lows = doc.lows
+    nums = doc.nums
+    used = doc.used
+    n = len(lows)
+    candidates = _id_part_shapes(doc)
+    shaped = set(candidates)
+
+    def part(k: int) -> bool:
+        return k in shaped and not used[k] and k not in cue_tokens
+
     i = 0
-    for at in _id_part_shapes(doc):
+    for at in candidates:
         if at < i:
             continue  # inside the group just read
         i = at
-        if not _is_id_part(doc, i, cue_tokens):
+        if not part(i):
             i += 1
             continue
         j = i
@@ -195,17 +199,13 @@ def find_identifiers(doc: Doc) -> None:
         # a number (_cue_before only reads tokens).
         grouped: bool | None = None
         while j + 1 < n:
-            if _is_id_part(doc, j + 1, cue_tokens):
+            if part(j + 1):
                 j += 1
-            elif (
-                doc.low(j + 1) == "-"
-                and doc.starts[j + 1] == doc.ends[j]
-                and _is_id_part(doc, j + 2, cue_tokens)
-            ) or (
-                doc.low(j + 1) in _GROUP_SEPARATORS
-                and doc.nums[j] is not None
-                and doc.free(j + 1)
-                and _is_id_part(doc, j + 2, cue_tokens)
+            elif (lows[j + 1] == "-" and doc.starts[j + 1] == doc.ends[j] and part(j + 2)) or (
+                lows[j + 1] in _GROUP_SEPARATORS
+                and nums[j] is not None
+                and not used[j + 1]
+                and part(j + 2)
                 and len(getattr(doc.run_at(j + 2), "digits", "")) >= 2
                 and (
                     grouped
@@ -217,16 +217,14 @@ def find_identifiers(doc: Doc) -> None:
             else:
                 break
         last = j
-        while (
-            last >= i and not any(c.isdigit() for c in doc.low(last)) and (doc.nums[last] is None)
-        ):
+        while last >= i and nums[last] is None and not any(c.isdigit() for c in lows[last]):
             last -= 1  # spelled letters at the end are words ("... and i")
         start = i
-        while start <= last and doc.nums[start] is None and len(doc.low(start)) == 1:
+        while start <= last and nums[start] is None and len(lows[start]) == 1:
             if (
-                doc.low(start) in {"i", "a", "y", "o", "e"}
+                lows[start] in {"i", "a", "y", "o", "e"}
                 and start + 1 <= last
-                and doc.nums[start + 1] is not None
+                and nums[start + 1] is not None
             ):
                 start += 1  # "a one c", "i one": a word before the number
                 continue

@@ -8,6 +8,7 @@ forms ("john dot carter at gmail dot com", "w w w dot example dot com",
 from __future__ import annotations
 
 import re
+import string
 
 from .phi_doc import Doc, words
 
@@ -27,6 +28,9 @@ _URL_HINT_RE = re.compile(r"\.(?:com|org|net|edu|gov|io|health|info)")
 _IP_HINT_RE = re.compile(r"\d\.\d")
 _SSN_HINT_RE = re.compile(r"\d\d-\d\d-\d")
 _PHONE_HINT_RE = re.compile(r"\d\d\d[\s.-]\d\d\d\d")
+#: ``[\w.%+-]`` of ``_EMAIL_RE`` (ASCII) and ``[a-z0-9-]`` or "." of ``_URL_RE``.
+_EMAIL_LOCAL = frozenset(string.ascii_letters + string.digits + "_.%+-")
+_URL_NAME = frozenset(string.ascii_lowercase + string.digits + "-.")
 _SSN_RE = re.compile(r"(?<![\d-])\d{3}-\d{2}-\d{4}(?![\d-])")
 _PHONE_RES = (
     # North American: (617) 555-0142, 617.555.0142, 617-555-0142, +1 415 555 2671
@@ -45,42 +49,69 @@ _JOIN = frozenset({"dot", "punto", "point", "underscore", "dash", "hyphen", "gui
 _WWW = ("w", "w", "w")
 
 
+def _run_start(norm: str, i: int, chars: frozenset[str]) -> int:
+    """Where the run of ``chars`` that ends just before ``norm[i]`` begins."""
+    while i > 0 and norm[i - 1] in chars:
+        i -= 1
+    return i
+
+
+def _first(norm: str, *literals: str) -> int:
+    """The lowest offset of any of ``literals`` in ``norm``, or -1 when none is there."""
+    found = [at for at in map(norm.find, literals) if at >= 0]
+    return min(found) if found else -1
+
+
 def find_typed_patterns(doc: Doc) -> None:
     """Claim typed emails, URLs, IP addresses, SSNs and formatted phone numbers.
 
-    Each pattern only runs when the text has what every match of it contains:
-    "@" (email), a digit, "." and a digit (IPv4), "." and "www.", "://" or a
-    listed top-level domain after a dot (URL), seven ":" (IPv6), digits, "-",
-    two digits (SSN), three digits, a space, dot or hyphen and four digits
-    (North American phones), "+" and a digit (international phones). These
-    tests scan the text once each, in C, where the patterns themselves try a
-    lookbehind at every position.
+    Each pattern only runs when the text has what every match of it contains
+    ("@", a dot before a listed domain, three digits, a separator and four
+    digits...), and from where the first match can begin at the earliest
+    given where that is (``finditer(text, pos)`` still reads the characters
+    before ``pos`` for lookbehinds and ``\\b``). Finding those is a C scan of
+    the text where each pattern tries a lookbehind at every position.
     """
     norm = doc.norm
     digit = doc.digit
     if "@" in norm:
-        for m in _EMAIL_RE.finditer(norm):
+        # the local part: [\\w.%+-] characters right before an "@"
+        pos = _run_start(norm, norm.index("@"), _EMAIL_LOCAL)
+        for m in _EMAIL_RE.finditer(norm, pos):
             doc.claim_chars("EMAIL", m.start(), m.end(), 0.99)
     if "." in norm:
-        if digit and _IP_HINT_RE.search(norm):
-            for m in _IP_RE.finditer(norm):
+        # an address has "<digit>.<digit>" within its first three characters
+        hint = _IP_HINT_RE.search(norm, max(0, norm.index(".") - 1)) if digit else None
+        if hint is not None:
+            for m in _IP_RE.finditer(norm, max(0, hint.start() - 2)):
                 if all(int(part) <= 255 for part in m.group().split(".")):
                     doc.claim_chars("IP_ADDRESS", m.start(), m.end(), 0.95)
-        if "www." in norm or "://" in norm or _URL_HINT_RE.search(norm):
-            for m in _URL_RE.finditer(norm):
+        # "http"/"www." begins the first form; the second is [a-z0-9.-]
+        # characters up to a dot before a listed domain
+        pos = _first(norm, "http", "www.")
+        hint = _URL_HINT_RE.search(norm)
+        if hint is not None:
+            domain = _run_start(norm, hint.start(), _URL_NAME)
+            pos = domain if pos < 0 else min(pos, domain)
+        if pos >= 0:
+            for m in _URL_RE.finditer(norm, pos):
                 doc.claim_chars("URL", m.start(), m.end(), 0.95)
     if norm.count(":") >= 7:
         for m in _IPV6_RE.finditer(norm):
             doc.claim_chars("IP_ADDRESS", m.start(), m.end(), 0.95)
     if not digit:
         return
-    if "-" in norm and _SSN_HINT_RE.search(norm):
-        for m in _SSN_RE.finditer(norm):
+    if "-" in norm and (hint := _SSN_HINT_RE.search(norm)) is not None:
+        for m in _SSN_RE.finditer(norm, max(0, hint.start() - 1)):
             doc.claim_chars("SSN", m.start(), m.end(), 0.9)
-    for index, regex in enumerate(_PHONE_RES):
-        if not (_PHONE_HINT_RE.search(norm) if index == 0 else "+" in norm):
+    # North American: its last seven digits and separator begin within 9
+    # characters ("+1 (617) "); international: at a "+"
+    hint = _PHONE_HINT_RE.search(norm)
+    starts = (-1 if hint is None else max(0, hint.start() - 9), norm.find("+"))
+    for regex, pos in zip(_PHONE_RES, starts, strict=True):
+        if pos < 0:
             continue
-        for m in regex.finditer(norm):
+        for m in regex.finditer(norm, pos):
             digits = sum(c.isdigit() for c in m.group())
             if 7 <= digits <= 15:
                 doc.claim_chars("PHONE", m.start(), m.end(), 0.9)

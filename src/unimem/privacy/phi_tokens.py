@@ -166,28 +166,51 @@ class Tokens:
     numbered: list[int]
 
 
-def _offsets(chunks: list[str], lows: list[str]) -> list[int]:
-    """Start offsets of the tokens ``lows`` of ``chunks`` joined by single spaces."""
-    lens = list(map(len, lows))
-    k = -1
+def _chunk_tokens(chunks: list[str]) -> tuple[list[str], list[int]]:
+    r"""The tokens of ``chunks``, and their lengths with one more for the last of each chunk.
+
+    A chunk of letters and digits is one token; letters and digits then one
+    other character ("day,", "were.") are two: ``[^\W_]+`` takes the letters and
+    digits, and no letter or digit follows an apostrophe there. Other chunks go
+    through ``_TOKEN_RE``.
+    """
+    lows: list[str] = []
+    lens: list[int] = []
     for chunk in chunks:
-        # the last token of each chunk ends where that chunk does
-        size = len(chunk)
-        while size > 0:
-            k += 1
-            size -= lens[k]
-        lens[k] += 1  # the space after the chunk
-    starts = list(accumulate(lens, initial=0))
-    starts.pop()
+        if chunk.isalnum():
+            lows.append(chunk)
+            lens.append(len(chunk) + 1)
+        elif chunk[:-1].isalnum() and not chunk[-1].isalnum():
+            lows += (chunk[:-1], chunk[-1])
+            lens += (len(chunk) - 1, 2)
+        else:
+            subs = _TOKEN_RE.findall(chunk)
+            lows += subs
+            sizes = list(map(len, subs))
+            sizes[-1] += 1
+            lens += sizes
+    return lows, lens
+
+
+def _find_starts(norm: str, lows: list[str]) -> list[int]:
+    """Token offsets: each token starts at the first occurrence of its text after the last."""
+    starts: list[int] = []
+    append = starts.append
+    find = norm.find
+    pos = 0
+    for low in lows:
+        pos = find(low, pos)
+        append(pos)
+        pos += len(low)
     return starts
 
 
 def split(norm: str) -> Tokens:
-    """Split the normalized text ``norm`` into tokens (``_TOKEN_RE`` matches, in order).
+    r"""Split the normalized text ``norm`` into tokens (``_TOKEN_RE`` matches, in order).
 
     No token contains whitespace and every match ends at whitespace or inside a
     whitespace-separated chunk, so each chunk is tokenized on its own; a chunk
-    of letters and digits only (``str.isalnum``, the regex's ``[^\\W_]``) is one
+    of letters and digits only (``str.isalnum``, the regex's ``[^\W_]``) is one
     token without a regex pass. Tokens cover every non-space character, so when
     single spaces separate the chunks a token starts where the lengths of the
     tokens and spaces before it add up to; otherwise each one starts at the first
@@ -195,32 +218,23 @@ def split(norm: str) -> Tokens:
     """
     chunks = norm.split()
     joined = "".join(chunks)
+    spaced = len(joined) + len(chunks) - 1 == len(norm) and " ".join(chunks) == norm
     if joined.isalnum():  # one token per chunk (or no chunk at all)
         lows = chunks
-    else:
-        lows = []
-        for chunk in chunks:
-            if chunk.isalnum():
-                lows.append(chunk)
-            else:
-                lows += _TOKEN_RE.findall(chunk)
-    if len(joined) + len(chunks) - 1 == len(norm) and " ".join(chunks) == norm:
-        if lows is chunks:
+        if spaced:
             # token k starts after the k tokens and k spaces before it (map
             # stops with the range, before the total length accumulate ends with)
             before = accumulate(map(len, lows), initial=0)
             starts = list(map(operator.add, before, range(len(lows))))
         else:
-            starts = _offsets(chunks, lows)
+            starts = _find_starts(norm, lows)
     else:
-        starts = []
-        append = starts.append
-        find = norm.find
-        pos = 0
-        for low in lows:
-            pos = find(low, pos)
-            append(pos)
-            pos += len(low)
+        lows, lens = _chunk_tokens(chunks)
+        if spaced:
+            starts = list(accumulate(lens, initial=0))
+            starts.pop()
+        else:
+            starts = _find_starts(norm, lows)
     ends = list(map(operator.add, starts, map(len, lows)))
     nums: list[Num | None] = list(map(_WORDS.get, lows))
     # _number_of only differs from the _WORDS lookup for ASCII digit strings and
