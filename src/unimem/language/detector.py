@@ -28,10 +28,22 @@ from __future__ import annotations
 import math
 import re
 import threading
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from functools import cache
+from itertools import compress, islice, repeat
+from operator import sub
 from typing import TYPE_CHECKING, Final
 
-from .lexicon import lexicon
+from .lexicon import (
+    COUNT_BITS,
+    INTERJECTION_EVIDENCE,
+    LATIN_LANGUAGES,
+    ORDINARY,
+    Lexicon,
+    lexicon,
+    pack_languages,
+)
 
 if TYPE_CHECKING:
     from lingua import LanguageDetector
@@ -49,7 +61,8 @@ __all__ = [
 SUPPORTED_LANGUAGES: Final = (
     "en", "es", "fr", "de", "it", "pt", "ar", "zh", "hi", "ur", "ja", "ko", "ru", "tr",
 )  # fmt: skip
-_LATIN: Final = ("en", "es", "fr", "de", "it", "pt", "tr")
+_LATIN: Final = LATIN_LANGUAGES
+_SPANISH: Final = _LATIN.index("es")
 
 #: Below this lingua probability a Latin-script text gets no language.
 MIN_CONFIDENCE: Final = 0.50
@@ -63,19 +76,57 @@ LINGUA_MAX_WORDS: Final = 12
 #: Characters of a text looked at.
 MAX_CHARS: Final = 400
 
-_TOKEN = re.compile(r"[^\s.,!?;:¿¡()\[\]{}\"“”„«»،؟。、！？，：；…/+=*~|]+")
-_DIGIT = re.compile(r"\d")
-_DRUG_SUFFIX = re.compile(
-    r"(?:pril|sartan|olol|dipine|statin|formin|gliptin|gliflozin|glutide|prazole|tidine"
-    r"|cillin|mycin|floxacin|cycline|conazole|vir|mab|tinib|parin|xaban|gatran|afil"
-    r"|triptan|lukast|semide|thiazide|zepam|zolam|oxetine|pramine|triptyline|setron"
-    r"|olone|terol|tropium|dronate)$"
-)
+# A token is a run of characters between separators (white space and the
+# punctuation below), without the apostrophes, hyphens and underscores at its
+# edges; a run of those alone is no token. Replacing the punctuation by spaces
+# and splitting on white space finds the runs: str.split() splits on exactly
+# the characters the regex class \s matches.
+_PUNCTUATION = re.compile(r"[.,!?;:¿¡()\[\]{}\"“”„«»،؟。、！？，：；…/+=*~|]")
 _EDGE = "'’-‐_"
+_DIGIT = re.compile(r"\d")
+#: A character from U+0250 on. Below it the only digits (\d) are 0-9, and
+#: there is no letter of a script but Latin, nor a CJK character.
+_BEYOND_LATIN = re.compile("[^\x00-\u024f]")
+#: Drug-name endings (tested with ``str.endswith``).
+_DRUG_SUFFIXES: Final = (
+    "pril", "sartan", "olol", "dipine", "statin", "formin", "gliptin", "gliflozin", "glutide",
+    "prazole", "tidine", "cillin", "mycin", "floxacin", "cycline", "conazole", "vir", "mab",
+    "tinib", "parin", "xaban", "gatran", "afil", "triptan", "lukast", "semide", "thiazide",
+    "zepam", "zolam", "oxetine", "pramine", "triptyline", "setron", "olone", "terol",
+    "tropium", "dronate",
+)  # fmt: skip
+_DRUG_SUFFIX_ENDINGS: Final = frozenset(suffix[-3:] for suffix in _DRUG_SUFFIXES)
+
+
+def _char_class(chars: Iterable[str]) -> str:
+    return "[" + "".join(re.escape(ch) for ch in sorted(chars)) + "]"
+
+
+# Letters of each script, by code point (the ranges are disjoint). A Latin
+# letter is an alphabetic character below U+0250.
+_LATIN_CLASS = _char_class(ch for ch in map(chr, range(0x250)) if ch.isalpha())
+_LATIN_LETTER = re.compile(_LATIN_CLASS)
+_TWO_LATIN_LETTERS = re.compile(f"{_LATIN_CLASS}[^{_LATIN_CLASS[1:]}*{_LATIN_CLASS}")
+_KANA = re.compile("[\u3040-\u30ff\u31f0-\u31ff]")
+_HAN = re.compile("[\u4e00-\u9fff\u3400-\u4dbf]")
+_HANGUL = re.compile("[\uac00-\ud7af\u1100-\u11ff]")
+_DEVANAGARI = re.compile("[\u0900-\u097f]")
+_ARABIC_SCRIPT = re.compile("[\u0600-\u06ff\u0750-\u077f\ufb50-\ufeff]")
+_CYRILLIC = re.compile("[\u0400-\u04ff]")
+#: A character of one of the scripts other than Latin that :func:`_by_script` counts.
+_NON_LATIN_SCRIPT = re.compile(
+    "[\u3040-\u30ff\u31f0-\u31ff\u4e00-\u9fff\u3400-\u4dbf\uac00-\ud7af\u1100-\u11ff"
+    "\u0900-\u097f\u0600-\u06ff\u0750-\u077f\ufb50-\ufeff\u0400-\u04ff]"
+)
+_ARABIC_BLOCK = re.compile("[\u0600-\u06ff]")
+#: The characters :func:`_is_cjk` is true of.
+_CJK = re.compile("[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
 
 # Letters only one of the two Arabic-script languages uses.
 _URDU_LETTERS: Final = frozenset("ٹڈڑںےۓہۂھیکگپچژ")
 _ARABIC_LETTERS: Final = frozenset("ةيكهىإأ")
+_URDU_LETTER = re.compile(_char_class(_URDU_LETTERS))
+_ARABIC_LETTER = re.compile(_char_class(_ARABIC_LETTERS))
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,62 +186,126 @@ def preload() -> None:
         detector.compute_language_confidence_values(sample)
 
 
-def _is_content_free(token: str, lex_neutral: frozenset[str], drugs: frozenset[str]) -> bool:
-    if _DIGIT.search(token) or token in lex_neutral or token in drugs:
-        return True
-    return len(token) >= 7 and token.isascii() and _DRUG_SUFFIX.search(token) is not None
-
-
-def _strip_cjk_interjections(token: str, phrases: frozenset[tuple[str, ...]]) -> str:
+def _strip_cjk_interjections(token: str, singles: frozenset[str]) -> str:
     """Remove leading interjections from a CJK run written without spaces ("嗯好的我…")."""
     changed = True
     while token and changed:
         changed = False
         for size in range(min(len(token), 6), 0, -1):
-            if (token[:size],) in phrases:
+            if token[:size] in singles:
                 token, changed = token[size:], True
                 break
     return token
 
 
-def _content_tokens(text: str) -> tuple[list[str], list[str]]:
-    """Lower-cased content tokens and their original spelling, language-free ones removed.
+def _is_cjk(ch: str) -> bool:
+    code = ord(ch)
+    return 0x3040 <= code <= 0x30FF or 0x3400 <= code <= 0x9FFF or 0xAC00 <= code <= 0xD7AF
 
+
+def _tokens(text: str) -> list[str]:
+    """The runs of ``text`` between separators, edge characters stripped, none empty."""
+    runs = _PUNCTUATION.sub(" ", text).split()
+    if "'" in text or "-" in text or "_" in text or "‐" in text or "’" in text:
+        return list(filter(None, map(str.strip, runs, repeat(_EDGE))))
+    return runs
+
+
+def _is_drug_by_suffix(token: str) -> bool:
+    # The three-letter ending first: a set lookup rules most words out.
+    return (
+        len(token) >= 7
+        and token.isascii()
+        and token[-3:] in _DRUG_SUFFIX_ENDINGS
+        and token.endswith(_DRUG_SUFFIXES)
+    )
+
+
+def _is_content_free(token: str, may_have_digit: bool) -> bool:
+    """A number or dose, or a drug by its suffix (titles, units and listed drugs are in
+    :attr:`Lexicon.rules`)."""
+    return bool(may_have_digit and _DIGIT.search(token)) or _is_drug_by_suffix(token)
+
+
+def _content_tokens(
+    tokens: list[str], lex: Lexicon, *, may_have_digit: bool, may_have_cjk: bool
+) -> tuple[list[str], list[int] | None]:
+    """The (lower-cased) ``tokens`` that may carry language, and their indices in ``tokens``.
+
+    Drops numbers and doses, units and titles, drug names and interjections
+    (the longest interjection of one to four words at each position first).
     Interjections that are also function words ("no", "não", "si") are kept
     when the text says something else too: "Não consigo dormir" is Portuguese
-    because of "não".
+    because of "não". Empty when no content word is left.
+
+    The indices are ``None`` when every token was kept or dropped for what it
+    is, whatever its neighbours: then a token is kept if and only if it
+    equals a kept one.
+
+    Args:
+        may_have_digit: some token may contain a digit (else none is searched).
+        may_have_cjk: some token may start with a CJK character.
     """
-    lex = lexicon()
-    raw = [t.strip(_EDGE) for t in _TOKEN.findall(text.replace("’", "'"))]
-    raw = [t for t in raw if t]
-    lower = [t.lower() for t in raw]
-    keep: list[tuple[str, str, bool]] = []  # (lower, raw, is_content)
+    if may_have_cjk or not lex.phrase_openings.isdisjoint(
+        zip(tokens, islice(tokens, 1, None), strict=False)
+    ):
+        return _content_tokens_in_order(tokens, lex, may_have_digit=may_have_digit)
+    # No interjection of several words can match and no token is a CJK run:
+    # the loop in _content_tokens_in_order would judge each token alone.
+    dropped = set(filter(_is_drug_by_suffix, tokens))
+    if may_have_digit:  # a number or dose
+        dropped.update(filter(_DIGIT.search, tokens))
+    evidence_interjections = lex.evidence_interjections
+    dropped -= evidence_interjections  # an interjection first, kept
+    dropped |= lex.dropped_alone.intersection(tokens)
+    kept = [token for token in tokens if token not in dropped] if dropped else tokens
+    if evidence_interjections.issuperset(kept):  # no content word
+        return [], None
+    return kept, None
+
+
+def _content_tokens_in_order(
+    tokens: list[str], lex: Lexicon, *, may_have_digit: bool
+) -> tuple[list[str], list[int] | None]:
+    """:func:`_content_tokens`, token by token."""
+    rules = lex.rules
+    phrases = lex.interjections
+    kept: list[str] = []
+    positions: list[int] = []
+    content = False
+    count = len(tokens)
     i = 0
-    while i < len(lower):
-        for size in range(min(lex.max_phrase, len(lower) - i), 0, -1):
-            if tuple(lower[i : i + size]) in lex.interjections:
-                if size == 1 and _evidence_of(lower[i], lex.evidence):
-                    keep.append((lower[i], raw[i], False))
+    while i < count:
+        token = tokens[i]
+        rule = rules.get(token)
+        if rule is not None:  # an interjection, title, unit or drug, alone or leading a phrase
+            sizes, alone = rule
+            size = next(
+                (n for n in sizes if i + n <= count and tuple(tokens[i : i + n]) in phrases), 0
+            )
+            if size:
                 i += size
-                break
-        else:
-            token = lower[i]
-            if not _is_content_free(token, lex.neutral, lex.drugs):
-                if _is_cjk(token[0]):
-                    token = _strip_cjk_interjections(token, lex.interjections)
-                if token:
-                    keep.append((token, raw[i], True))
+                continue
+            if alone == INTERJECTION_EVIDENCE:
+                kept.append(token)
+                positions.append(i)
+            if alone != ORDINARY:
+                i += 1
+                continue
+        if _is_content_free(token, may_have_digit):
             i += 1
-    if not any(content for _, _, content in keep):
-        return [], []
-    return [low for low, _, _ in keep], [orig for _, orig, _ in keep]
+            continue
+        if _is_cjk(token[0]):
+            token = _strip_cjk_interjections(token, lex.single_interjections)
+        if token:
+            kept.append(token)
+            positions.append(i)
+            content = True
+        i += 1
+    return (kept, positions) if content else ([], [])
 
 
-def _evidence_of(token: str, evidence: dict[str, frozenset[str]]) -> bool:
-    return any(_is_word_of(token, words) for words in evidence.values())
-
-
-def _is_word_of(token: str, words: frozenset[str]) -> bool:
+def _evidence_of(token: str, words: frozenset[str]) -> bool:
     """``token`` is one of ``words``, or an elided form of them ("j'ai", "dov'è")."""
     if token in words:
         return True
@@ -200,53 +315,34 @@ def _is_word_of(token: str, words: frozenset[str]) -> bool:
     return False
 
 
-def _evidence_languages(token: str, languages_of: dict[str, frozenset[str]]) -> frozenset[str]:
-    """The languages ``token`` is a word of, by :func:`_is_word_of`'s rule, in one pass."""
-    found = languages_of.get(token, _NONE)
-    if "'" in token:
-        head, _, tail = token.partition("'")
-        found = found | languages_of.get(head + "'", _NONE) | languages_of.get(tail, _NONE)
-    return found
-
-
-_NONE: Final[frozenset[str]] = frozenset()
-
-
-def _is_cjk(ch: str) -> bool:
-    code = ord(ch)
-    return 0x3040 <= code <= 0x30FF or 0x3400 <= code <= 0x9FFF or 0xAC00 <= code <= 0xD7AF
-
-
-def _script_counts(tokens: list[str]) -> dict[str, int]:
-    counts = {"latin": 0, "han": 0, "kana": 0, "hangul": 0, "deva": 0, "arab": 0, "cyr": 0}
-    for token in tokens:
-        for ch in token:
-            code = ord(ch)
-            if code < 0x250:
-                if ch.isalpha():
-                    counts["latin"] += 1
-            elif 0x3040 <= code <= 0x30FF or 0x31F0 <= code <= 0x31FF:
-                counts["kana"] += 1
-            elif 0x4E00 <= code <= 0x9FFF or 0x3400 <= code <= 0x4DBF:
-                counts["han"] += 1
-            elif 0xAC00 <= code <= 0xD7AF or 0x1100 <= code <= 0x11FF:
-                counts["hangul"] += 1
-            elif 0x0900 <= code <= 0x097F:
-                counts["deva"] += 1
-            elif 0x0600 <= code <= 0x06FF or 0x0750 <= code <= 0x077F or 0xFB50 <= code <= 0xFEFF:
-                counts["arab"] += 1
-            elif 0x0400 <= code <= 0x04FF:
-                counts["cyr"] += 1
-    return counts
-
-
-def _arabic_or_urdu(tokens: list[str]) -> str:
-    text = "".join(tokens)
-    lex = lexicon()
-    urdu = sum(ch in _URDU_LETTERS for ch in text) + 3 * sum(t in lex.urdu_words for t in tokens)
-    arabic = sum(ch in _ARABIC_LETTERS for ch in text) + 3 * sum(
-        t in lex.arabic_words for t in tokens
+def _elided_evidence(token: str, languages_of: dict[str, frozenset[str]]) -> int:
+    """The languages ``token`` is a word of by :func:`_evidence_of`'s rule, packed."""
+    head, _, tail = token.partition("'")
+    none: frozenset[str] = frozenset()
+    return pack_languages(
+        languages_of.get(token, none)
+        | languages_of.get(head + "'", none)
+        | languages_of.get(tail, none)
     )
+
+
+def _script_counts(joined: str) -> dict[str, int]:
+    """Letters of each script in ``joined`` (the content tokens, concatenated)."""
+    return {
+        "latin": len(_LATIN_LETTER.findall(joined)),
+        "han": len(_HAN.findall(joined)),
+        "kana": len(_KANA.findall(joined)),
+        "hangul": len(_HANGUL.findall(joined)),
+        "deva": len(_DEVANAGARI.findall(joined)),
+        "arab": len(_ARABIC_SCRIPT.findall(joined)),
+        "cyr": len(_CYRILLIC.findall(joined)),
+    }
+
+
+def _arabic_or_urdu(tokens: list[str], lex: Lexicon) -> str:
+    text = "".join(tokens)
+    urdu = len(_URDU_LETTER.findall(text)) + 3 * sum(map(lex.urdu_words.__contains__, tokens))
+    arabic = len(_ARABIC_LETTER.findall(text)) + 3 * sum(map(lex.arabic_words.__contains__, tokens))
     if urdu != arabic:
         return "ur" if urdu > arabic else "ar"
     from lingua import Language
@@ -255,8 +351,13 @@ def _arabic_or_urdu(tokens: list[str]) -> str:
     return "ur" if ur > 0.5 else "ar"
 
 
-def _by_script(counts: dict[str, int], tokens: list[str]) -> str | None:
-    """The language the script alone settles, if any."""
+def _by_script(counts: dict[str, int], tokens: list[str], joined: str, lex: Lexicon) -> str | None:
+    """The language the script alone settles, if any.
+
+    Never one when no letter of a script but Latin is counted: the Latin
+    letters then outweigh nothing, or there are none and every rule below
+    needs some.
+    """
     cjk = counts["han"] + counts["kana"] + counts["hangul"]
     # A CJK character carries about a word; weigh it against Latin letters.
     if 3 * cjk + counts["deva"] + counts["arab"] + counts["cyr"] < counts["latin"]:
@@ -266,8 +367,7 @@ def _by_script(counts: dict[str, int], tokens: list[str]) -> str | None:
     if counts["kana"] >= 1 and counts["kana"] + counts["han"] >= 2:
         return "ja"
     if counts["han"] >= 2 and counts["kana"] == 0:
-        markers = lexicon().zh_markers
-        if counts["han"] >= 4 or any(ch in markers for t in tokens for ch in t):
+        if counts["han"] >= 4 or not lex.zh_markers.isdisjoint(joined):
             return "zh"
         return None  # "頭痛": two or three kanji may be Japanese too
     if counts["deva"] >= 3:
@@ -275,20 +375,56 @@ def _by_script(counts: dict[str, int], tokens: list[str]) -> str | None:
     if counts["cyr"] >= 3:
         return "ru"
     if counts["arab"] >= 3:
-        return _arabic_or_urdu([t for t in tokens if any("\u0600" <= c <= "\u06ff" for c in t)])
+        return _arabic_or_urdu([t for t in tokens if _ARABIC_BLOCK.search(t)], lex)
     return None
 
 
-def _looks_like_names(raw: list[str]) -> bool:
+def _looks_like_names(raw: list[str], lex: Lexicon) -> bool:
     """Only capitalized words and name particles ("Maria", "Juan de la Cruz")."""
-    words = [t for t in raw if t.lower() not in lexicon().name_particles]
-    if not words or len(raw) > 4 or _evidence_of(" ".join(words).lower(), lexicon().evidence):
+    if len(raw) > 4:
         return False
-    return all(t[:1].isupper() and not _evidence_of(t.lower(), lexicon().evidence) for t in words)
+    words = [t for t in raw if t.lower() not in lex.name_particles]
+    # The tests only read, so the cheapest goes first.
+    if not words or not all(t[:1].isupper() for t in words):
+        return False
+    evidence = lex.evidence_words
+    if _evidence_of(" ".join(words).lower(), evidence):
+        return False
+    return not any(_evidence_of(t.lower(), evidence) for t in words)
 
 
-def _is_latin(token: str) -> bool:
-    return token.isascii() or any(c.isalpha() and ord(c) < 0x250 for c in token)
+def _only_names(
+    latin: list[str], tokens: list[str], positions: list[int] | None, source: str, lex: Lexicon
+) -> bool:
+    """:func:`_looks_like_names` of the kept ``latin`` tokens (see :func:`_spelled`)."""
+    if positions is None and not lex.evidence_beyond_particles.isdisjoint(latin):
+        # Each of latin is a word of source lower-cased (positions is None: none
+        # lost a CJK prefix), and a function word other than a name particle
+        # is no name: _looks_like_names would say no.
+        return False
+    return _looks_like_names(_spelled(latin, tokens, positions, source), lex)
+
+
+def _spelled(
+    latin: list[str], tokens: list[str], positions: list[int] | None, source: str
+) -> list[str]:
+    """The kept ``latin`` tokens as ``source`` spells them (case and all).
+
+    Args:
+        tokens: ``source``'s tokens, lower-cased, one for one with its own.
+        positions: the index in ``tokens`` of each of ``latin``, or ``None``
+            when a token is kept if and only if it equals a kept one.
+    """
+    spelled = _tokens(source)
+    if positions is None:
+        wanted = set(latin)
+        return [word for token, word in zip(tokens, spelled, strict=True) if token in wanted]
+    return [spelled[i] for i in positions]
+
+
+_EMPTY: Final = Detection(None, 0.0, "empty")
+_SHORT: Final = Detection(None, 0.0, "short")
+_BY_SCRIPT: Final = {lang: Detection(lang, 1.0, "script") for lang in SUPPORTED_LANGUAGES}
 
 
 def detect(text: str) -> Detection:
@@ -300,62 +436,150 @@ def detect(text: str) -> Detection:
     # The opening of a long message decides its language as well as all of it
     # does, and keeps the cost bounded whatever the message's size.
     text = text[:MAX_CHARS]
-    tokens, raw = _content_tokens(text)
-    if not tokens:
-        return Detection(None, 0.0, "empty")
-    counts = _script_counts(tokens)
-    by_script = _by_script(counts, tokens)
-    if by_script is not None:
-        return Detection(by_script, 1.0, "script")
-    pairs = [(t, r) for t, r in zip(tokens, raw, strict=True) if _is_latin(t)]
-    latin = [t for t, _ in pairs]
-    # One Latin-script word is not a sentence: "twice", "Ramipril", "Yılmaz".
-    if counts["latin"] < 2 or len(latin) < 2:
-        return Detection(None, 0.0, "short")
-    if _looks_like_names([r for _, r in pairs]):
-        return Detection(None, 0.0, "empty")
-    if all(t in lexicon().dose_words for t in latin):
-        return Detection(None, 0.0, "empty")  # a spelled-out dose: "five hundred milligrams"
-    return _latin(latin, text)
-
-
-def _latin(tokens: list[str], text: str) -> Detection:
+    source = text.replace("’", "'")
+    ascii_only = source.isascii()
     lex = lexicon()
-    hits = dict.fromkeys(_LATIN, 0)
-    for token in tokens:  # one count per language the token is evidence for
-        for lang in _evidence_languages(token, lex.languages_of):
-            if lang in hits:
-                hits[lang] += 1
-    for token in tokens:
-        if not token.isascii():  # the telling letters are all outside ASCII
-            chars = set(token)
-            for lang, letters in lex.letters.items():
-                hits[lang] += not chars.isdisjoint(letters)
+    # Lower-casing the text lower-cases its tokens: str.lower maps every
+    # character on its own (but a capital sigma, which looks at its
+    # neighbours), never to or from a separator or edge character, an
+    # apostrophe, a digit or a CJK character (tests/test_language_equivalence.py).
+    if ascii_only or "Σ" not in source:
+        folded = source.lower()
+        tokens = _tokens(folded)
+        narrow = ascii_only or _BEYOND_LATIN.search(folded) is None
+        may_have_digit = any(map(folded.__contains__, "0123456789")) or (
+            not narrow and _DIGIT.search(folded) is not None
+        )
+        may_have_cjk = not narrow and _CJK.search(folded) is not None
+    else:
+        tokens = [token.lower() for token in _tokens(source)]
+        narrow = False
+        may_have_digit = may_have_cjk = True
+    kept, positions = _content_tokens(
+        tokens, lex, may_have_digit=may_have_digit, may_have_cjk=may_have_cjk
+    )
+    if not kept:
+        return _EMPTY
+    joined = "".join(kept)
+    if narrow or _NON_LATIN_SCRIPT.search(joined) is None:
+        # Only Latin letters, if any: the script settles nothing (see _by_script).
+        two_letters = _TWO_LATIN_LETTERS.search(joined) is not None
+    else:
+        counts = _script_counts(joined)
+        by_script = _by_script(counts, kept, joined, lex)
+        if by_script is not None:
+            return _BY_SCRIPT[by_script]
+        two_letters = counts["latin"] >= 2
+    latin = kept
+    if not ascii_only:  # a Latin word is ASCII or has a Latin letter
+        is_latin = [token.isascii() or _LATIN_LETTER.search(token) is not None for token in kept]
+        latin = list(compress(kept, is_latin))
+        if positions is not None:
+            positions = list(compress(positions, is_latin))
+    # One Latin-script word is not a sentence: "twice", "Ramipril", "Yılmaz".
+    if not two_letters or len(latin) < 2:
+        return _SHORT
+    if len(latin) <= 4 and _only_names(latin, tokens, positions, source, lex):
+        return _EMPTY
+    if lex.dose_words.issuperset(latin):
+        return _EMPTY  # a spelled-out dose: "five hundred milligrams"
+    return _latin(latin, text, lex, ascii_only=ascii_only, elisions="'" in source)
+
+
+#: Index in _LATIN of each lingua Language (filled on first use).
+_LATIN_INDEX: dict[object, int] = {}
+# Packed counts are a byte a language and never overflow one: a token counts
+# at most once a language, and 400 characters hold at most 200 tokens.
+assert COUNT_BITS == 8 and MAX_CHARS // 2 < 1 << COUNT_BITS
+
+
+def _latin(
+    tokens: list[str], text: str, lex: Lexicon, *, ascii_only: bool, elisions: bool
+) -> Detection:
+    """lingua's probabilities weighed with the function words and telling letters.
+
+    Args:
+        ascii_only: no token has a letter outside ASCII.
+        elisions: some token may have an apostrophe.
+    """
+    # Each token counts once for every language it is a word of. The counts
+    # are packed into one int (pack_languages), so one sum counts them all.
+    evidence = lex.evidence_counts
+    if elisions:  # "j'ai" is a word of each language "j'" or "ai" is a word of
+        languages_of = lex.languages_of
+        packed = sum(
+            _elided_evidence(token, languages_of) if "'" in token else evidence.get(token, 0)
+            for token in tokens
+        )
+    else:
+        packed = sum(map(evidence.get, tokens, repeat(0)))
+    hits = list(packed.to_bytes(len(_LATIN), "little"))  # a byte a language
+    if not ascii_only:  # and once for each language whose telling letters it has
+        for token in _tokens_with(_telling_letter(lex.any_letter), tokens):
+            for k, letters in lex.letter_indices:
+                hits[k] += not letters.isdisjoint(token)
     if "¿" in text or "¡" in text:
-        hits["es"] += 1
+        hits[_SPANISH] += 1
     # lingua's cost grows with the text; a dozen words decide a language as
     # well as a paragraph does (the function words still count in full).
     values = _lingua().compute_language_confidence_values(" ".join(tokens[:LINGUA_MAX_WORDS]))
-    probability = {v.language.iso_code_639_1.name.lower(): v.value for v in values}
+    if not _LATIN_INDEX:
+        _index_latin_languages()
+    probability = [0.0] * len(_LATIN)
+    for value in values:  # sorted by value, highest first
+        p = value.value
+        if not p:
+            break  # the rest are 0.0 as well
+        index = _LATIN_INDEX.get(value.language)
+        if index is not None:
+            probability[index] = p
     # Each function word multiplies a language's odds by e: lingua's
     # probability is the prior, the words are the evidence it lacks on a few
     # words. The result is normalized again over the Latin-script languages.
-    log_score = {
-        lang: math.log(probability.get(lang, 0.0) + 0.01) + EVIDENCE_WEIGHT * hits[lang]
-        for lang in _LATIN
-    }
-    best = max(_LATIN, key=log_score.__getitem__)
-    top = log_score[best]  # softmax relative to the best: no overflow on long texts
-    confidence = 1.0 / sum(math.exp(value - top) for value in log_score.values())
+    log_score = [
+        math.log(p + 0.01) + EVIDENCE_WEIGHT * hit for p, hit in zip(probability, hits, strict=True)
+    ]
+    top = max(log_score)
+    best = log_score.index(top)  # the first of equals, as max(key=...) would pick
+    # softmax relative to the best: no overflow on long texts
+    confidence = 1.0 / sum(map(math.exp, map(sub, log_score, repeat(top))))
     long_text = len(tokens) >= LONG_TEXT_WORDS
     if hits[best] == 0 and not (long_text and confidence >= LONG_TEXT_CONFIDENCE):
         return Detection(None, confidence, "short")
     if confidence < MIN_CONFIDENCE:
         return Detection(None, confidence, "unsure")
-    roman = sum(t in lex.roman_hindustani for t in tokens)
+    roman = sum(map(lex.roman_hindustani.__contains__, tokens))
     if roman >= 2 and roman >= hits[best]:
         return Detection(None, confidence, "romanized")
-    return Detection(best, confidence, "lingua")
+    return Detection(_LATIN[best], confidence, "lingua")
+
+
+@cache
+def _telling_letter(letters: frozenset[str]) -> re.Pattern[str]:
+    return re.compile(_char_class(letters))
+
+
+def _tokens_with(character: re.Pattern[str], tokens: list[str]) -> Iterator[str]:
+    """Each of ``tokens`` (once per occurrence) that has a ``character``.
+
+    One regex scan of the tokens joined by spaces instead of a test per token:
+    most texts have no such character, or in a few tokens.
+    """
+    spaced = " ".join(tokens)
+    previous = -1
+    for match in character.finditer(spaced):
+        start = spaced.rfind(" ", 0, match.start()) + 1
+        if start != previous:  # not the token of the previous match
+            previous = start
+            end = spaced.find(" ", match.end())
+            yield spaced[start:] if end < 0 else spaced[start:end]
+
+
+def _index_latin_languages() -> None:
+    from lingua import IsoCode639_1, Language
+
+    for k, code in enumerate(_LATIN):
+        _LATIN_INDEX[Language.from_iso_code_639_1(getattr(IsoCode639_1, code.upper()))] = k
 
 
 def detect_language(text: str) -> str | None:
