@@ -10,6 +10,7 @@ import math
 import re
 import time
 from dataclasses import dataclass
+from typing import Any
 
 import jwt
 
@@ -56,11 +57,29 @@ def issue_token(secret: str, user_id: str, ttl_seconds: int, *, now: float | Non
 
 
 class Authenticator:
-    """Turns an ``Authorization`` header (or a bare token) into a user id."""
+    """Turns an ``Authorization`` header (or a bare token) into a user id.
+
+    Verifying an HS256 token costs tens of microseconds (PyJWT parses the key and
+    the JSON on every call), which a client sending the same token on every
+    request would pay each time. So tokens that verified are remembered, with
+    their user, until their ``exp``: a remembered token is accepted again only
+    while ``nbf``/``iat`` <= now < ``exp``, the window in which PyJWT would accept
+    it too; outside it (or when forgotten) the token is decoded again and
+    refused the same way. Failures are never remembered. The memory is bounded
+    (``CACHE_SIZE`` tokens, oldest dropped first) and keyed by the whole token
+    string, so a changed signature or claim is a different key.
+    """
+
+    #: Verified tokens remembered at most.
+    CACHE_SIZE = 1024
+    #: Longer tokens are verified every time (they would bloat the memory).
+    CACHE_MAX_TOKEN = 2048
 
     def __init__(self, secret: str | None, local_user: str) -> None:
         self._secret = secret
         self._local_user = local_user
+        # token -> (user id, valid from, valid until) in POSIX seconds
+        self._verified: dict[str, tuple[str, float, float]] = {}
 
     @property
     def local_mode(self) -> bool:
@@ -92,6 +111,14 @@ class Authenticator:
             return self._local_user
         if not token:
             raise AuthError("missing credentials: send a bearer token")
+        known = self._verified.get(token)
+        if known is not None:
+            user, valid_from, valid_until = known
+            # The clock PyJWT reads (datetime.now(UTC).timestamp() is time.time()).
+            now = time.time()
+            if valid_from <= now < valid_until:
+                return user
+            self._verified.pop(token, None)
         try:
             claims = jwt.decode(
                 token,
@@ -107,9 +134,25 @@ class Authenticator:
             raise AuthError("the token is malformed or not signed with this server's key") from None
         subject = claims.get("sub")
         try:
-            return check_id(subject, "sub")
+            user = check_id(subject, "sub")
         except InvalidInputError:
             raise AuthError("the token's 'sub' is not a valid user id") from None
+        if len(token) <= self.CACHE_MAX_TOKEN:
+            self._remember(token, user, claims)
+        return user
+
+    def _remember(self, token: str, user: str, claims: dict[str, Any]) -> None:
+        # PyJWT refuses a token when exp <= now, or iat > now, or nbf > now
+        # (integer claims, no leeway): the same bounds, as floats.
+        valid_from = -math.inf
+        for name in ("iat", "nbf"):
+            if name in claims:
+                valid_from = max(valid_from, float(int(claims[name])))
+        valid_until = float(int(claims["exp"]))
+        verified = self._verified
+        if len(verified) >= self.CACHE_SIZE:
+            verified.pop(next(iter(verified)), None)
+        verified[token] = (user, valid_from, valid_until)
 
 
 @dataclass(slots=True)

@@ -35,6 +35,7 @@ __all__ = [
     "error_response",
     "install_error_handlers",
     "status_for",
+    "unimem_error_response",
     "ws_close_code",
 ]
 
@@ -111,6 +112,14 @@ def error_response(exc: UnimemError) -> JSONResponse:
     return JSONResponse(exc.to_dict(), status_code=status, headers=headers)
 
 
+def unimem_error_response(exc: UnimemError, path: str) -> JSONResponse:
+    """What the app answers when a handler raises an error of the tree on ``path``:
+    its JSON response, and a log line (type and path, never the message) for 5xx."""
+    if status_for(exc) >= 500:
+        log.error("request failed: %s %s", type(exc).__name__, path)
+    return error_response(exc)
+
+
 def _field(loc: tuple[Any, ...]) -> str:
     parts = [str(p) for p in loc]
     if parts and parts[0] in ("body", "query", "path", "header"):
@@ -139,9 +148,7 @@ def install_error_handlers(app: FastAPI) -> None:
 
     async def on_unimem(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, UnimemError)
-        if status_for(exc) >= 500:
-            log.error("request failed: %s %s", type(exc).__name__, request.url.path)
-        return error_response(exc)
+        return unimem_error_response(exc, request.url.path)
 
     async def on_validation(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, RequestValidationError)

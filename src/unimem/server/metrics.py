@@ -51,6 +51,27 @@ class Metrics:
         self.live_clients = Gauge(
             "unimem_live_clients", "Open live WebSocket connections", registry=self.registry
         )
+        # Labelled children by label values: ``labels()`` validates and locks on
+        # every call, a dict hit does not. The label sets are small and fixed
+        # (route templates, store operations), and children are never removed.
+        self._request_children: dict[tuple[str, str, int], Any] = {}
+        self._store_children: dict[tuple[str, str], Any] = {}
+
+    def observe_request(self, method: str, route: str, status: int, seconds: float) -> None:
+        """Record one HTTP request's latency under its method, route template and status."""
+        key = (method, route, status)
+        child = self._request_children.get(key)
+        if child is None:
+            child = self._request_children[key] = self.requests.labels(method, route, str(status))
+        child.observe(seconds)
+
+    def observe_store(self, operation: str, outcome: str, seconds: float) -> None:
+        """Record one store operation's latency under its name and outcome."""
+        key = (operation, outcome)
+        child = self._store_children.get(key)
+        if child is None:
+            child = self._store_children[key] = self.store.labels(operation, outcome)
+        child.observe(seconds)
 
     def count_degradations(self, names: Iterable[str]) -> None:
         """Count each degradation; names that are not plain identifiers count as ``other``."""
@@ -82,7 +103,7 @@ class TimedStore:
         cached = self._cache.get(name)
         if cached is not None:
             return cached
-        histogram = self._metrics.store
+        observe = self._metrics.observe_store
 
         def wrap(fn: Callable[..., Awaitable[Any]]) -> Callable[..., Awaitable[Any]]:
             @wraps(fn)
@@ -94,7 +115,7 @@ class TimedStore:
                     outcome = "ok"
                     return result
                 finally:
-                    histogram.labels(name, outcome).observe(time.perf_counter() - start)
+                    observe(name, outcome, time.perf_counter() - start)
 
             return timed
 

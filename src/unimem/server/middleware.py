@@ -113,8 +113,8 @@ class MetricsMiddleware:
             template = getattr(route, "path", None)
             if not isinstance(template, str) or template == "":
                 template = "<static>" if status < 400 else "<unmatched>"
-            self.metrics.requests.labels(scope["method"], template, str(status)).observe(
-                time.perf_counter() - start
+            self.metrics.observe_request(
+                scope["method"], template, status, time.perf_counter() - start
             )
 
 
