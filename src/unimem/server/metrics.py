@@ -94,15 +94,13 @@ class TimedStore:
     def __init__(self, store: Any, metrics: Metrics) -> None:
         self._inner = store
         self._metrics = metrics
-        self._cache: dict[str, Any] = {}
 
     def __getattr__(self, name: str) -> Any:
+        # Only reached for names not yet in this instance's __dict__: a timed
+        # method is put there once, so later calls skip this lookup entirely.
         value = getattr(self._inner, name)
         if name.startswith("_") or not callable(value) or name in ("setup", "aclose"):
             return value
-        cached = self._cache.get(name)
-        if cached is not None:
-            return cached
         observe = self._metrics.observe_store
 
         def wrap(fn: Callable[..., Awaitable[Any]]) -> Callable[..., Awaitable[Any]]:
@@ -121,5 +119,5 @@ class TimedStore:
 
         if not inspect.iscoroutinefunction(value):
             return value
-        self._cache[name] = wrapped = wrap(value)
+        self.__dict__[name] = wrapped = wrap(value)
         return wrapped

@@ -47,11 +47,18 @@ router = APIRouter(prefix="/v1", tags=["sessions"], responses=ERROR_RESPONSES)
 def json_response(body: BaseModel | list[BaseModel], status: int = 200) -> Response:
     """Serialize library models straight to JSON bytes (pydantic's Rust encoder),
     skipping FastAPI's re-validation of models the service just built."""
+    # __pydantic_serializer__.to_json is what model_dump_json() runs, minus the
+    # decode to str (and the encode back to bytes here).
     if isinstance(body, list):
-        content = b"[" + b",".join(item.model_dump_json().encode() for item in body) + b"]"
+        content = b"[" + b",".join(_json_bytes(item) for item in body) + b"]"
     else:
-        content = body.model_dump_json().encode()
+        content = _json_bytes(body)
     return Response(content, status_code=status, media_type="application/json")
+
+
+def _json_bytes(model: BaseModel) -> bytes:
+    content: bytes = model.__pydantic_serializer__.to_json(model)
+    return content
 
 
 @router.post(
