@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from .phi_doc import Doc, words
+from .phi_doc import Doc, after_hint, scan, words
 
 __all__ = ["find_dates"]
 
@@ -70,10 +70,29 @@ _MONTH_WORDS = frozenset(_MONTHS)
 
 
 def _numeric_dates(doc: Doc) -> None:
-    """Typed dates: each pattern runs when the text has what all its matches contain."""
+    """Typed dates, each pattern searched from where its next match can begin.
+
+    That is three characters before "<d>/<d>/<d>", "<d>-<dd>-<d>"... (the hint
+    every match of ``_NUMERIC_RES`` contains that soon), two before a "/" for
+    ``_MONTH_DAY_RE``.
+    """
     norm = doc.norm
-    for index, regex in enumerate(_NUMERIC_RES if _NUMERIC_HINT_RE.search(norm) else ()):
-        for m in regex.finditer(norm):
+
+    hint = _NUMERIC_HINT_RE.search(norm)
+
+    def numeric(pos: int) -> int:
+        if hint is None:
+            return -1
+        if pos == 0:  # both patterns start here: one search
+            return max(0, hint.start() - 3)
+        return after_hint(_NUMERIC_HINT_RE, norm, pos, 3)
+
+    def slash(pos: int) -> int:
+        at = norm.find("/", pos)
+        return -1 if at < 0 else max(pos, at - 2)
+
+    for index, regex in enumerate(_NUMERIC_RES):
+        for m in scan(regex, norm, numeric):
             a, b, c = (int(g) for g in m.groups())
             day_month = (a, b) if index == 0 else (c, b)
             if index == 1 and not 1 <= b <= 12:
@@ -86,7 +105,7 @@ def _numeric_dates(doc: Doc) -> None:
                 continue  # "1.2.10" is more likely a version or a dose than a date
             if all(1 <= v <= 31 for v in day_month):
                 doc.claim_chars("DATE", m.start(), m.end(), 0.9)
-    for m in _MONTH_DAY_RE.finditer(norm) if "/" in norm else ():
+    for m in scan(_MONTH_DAY_RE, norm, slash):
         a, b = int(m.group(1)), int(m.group(2))
         if not ((1 <= a <= 12 and 1 <= b <= 31) or (1 <= b <= 12 and 1 <= a <= 31)):
             continue

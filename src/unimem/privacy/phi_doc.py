@@ -4,15 +4,54 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from .phi_lexicon import Lexicon
 from .phi_tokens import Num, NumberRun, normalize, runs_of, split
 
-__all__ = ["SENTENCE_END", "Doc", "Span", "words"]
+__all__ = ["SENTENCE_END", "Doc", "Span", "after_hint", "run_start", "scan", "words"]
 
 #: Tokens that end a clause: cues never reach across them.
 SENTENCE_END = frozenset({".", "?", "!", ";", "¿", "¡", "؟", "،", "\n"})
+
+
+def scan(
+    pattern: re.Pattern[str], text: str, earliest: Callable[[int], int]
+) -> Iterator[re.Match[str]]:
+    """``pattern.finditer(text)``, searching each time from where the next match can begin.
+
+    ``earliest(pos)`` is, for a pattern that cannot match the empty string, an
+    offset at or after ``pos`` before which no match starting at or after
+    ``pos`` can begin, or -1 when no such match exists: a cheap test (a literal,
+    a short hint pattern) that saves the pattern's own scan through text that
+    cannot hold a match. ``search(text, pos)`` still reads the characters before
+    ``pos`` for lookbehinds and ``\b``, so it finds what ``finditer`` finds.
+    """
+    pos = earliest(0)
+    while pos >= 0:
+        match = pattern.search(text, pos)
+        if match is None:
+            return
+        yield match
+        pos = earliest(match.end())
+
+
+def after_hint(hint: re.Pattern[str], text: str, pos: int, back: int) -> int:
+    """For :func:`scan`: ``back`` characters before the next ``hint`` at or after ``pos``.
+
+    Right for a pattern whose every match has a ``hint`` match starting at most
+    ``back`` characters after its own start; -1 when there is no more ``hint``.
+    """
+    found = hint.search(text, pos)
+    return -1 if found is None else max(pos, found.start() - back)
+
+
+def run_start(text: str, i: int, chars: frozenset[str]) -> int:
+    """Where the run of ``chars`` that ends just before ``text[i]`` begins."""
+    while i > 0 and text[i - 1] in chars:
+        i -= 1
+    return i
 
 
 def words(text: str) -> list[str]:

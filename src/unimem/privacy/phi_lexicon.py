@@ -38,11 +38,28 @@ def _terms(text: str) -> set[str]:
     }
 
 
+class _Marks(dict[int, int | None]):
+    """A ``str.translate`` table deleting combining marks, filled as characters turn up.
+
+    Each code point maps to None when ``unicodedata.combining`` says it is a
+    combining mark and to itself otherwise; the answer is stored on first sight
+    (at most one entry per code point).
+    """
+
+    def __missing__(self, code: int) -> int | None:
+        value = None if unicodedata.combining(chr(code)) else code
+        self[code] = value
+        return value
+
+
+_MARKS = _Marks()
+
+
 def fold(word: str) -> str:
     """``word`` without accents ("maría" -> "maria"), for name-list lookups."""
     if word.isascii():
         return word
-    return "".join(c for c in unicodedata.normalize("NFKD", word) if not unicodedata.combining(c))
+    return unicodedata.normalize("NFKD", word).translate(_MARKS)
 
 
 def _with_folded(words: set[str]) -> frozenset[str]:

@@ -195,15 +195,20 @@ def _given_at(doc: Doc) -> list[int]:
     the other distinct words are folded and stemmed.
     """
     names = doc.lex.first_names
-    hits = set(names.intersection(doc.vocab))
+    vocab = doc.vocab
     norm = doc.norm
-    if not norm.isascii() or "'s" in norm:
-        for low in doc.vocab:
-            if not low.isascii() or low.endswith("'s"):
-                if fold(_stem(low)) in names:
-                    hits.add(low)
-                else:
-                    hits.discard(low)
+    hits: set[str] | frozenset[str] = names.intersection(vocab)
+    odd = [] if norm.isascii() else [low for low in vocab if not low.isascii()]
+    if "'s" in norm:
+        odd += [low for low in vocab if low.endswith("'s") and low.isascii()]
+    if odd:
+        found = set(hits)
+        for low in odd:
+            if fold(_stem(low)) in names:
+                found.add(low)
+            else:
+                found.discard(low)
+        hits = found
     if not hits:
         return []
     return [k for k, low in enumerate(doc.lows) if low in hits]

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from .phi_doc import SENTENCE_END, Doc, words
+from .phi_doc import SENTENCE_END, Doc, after_hint, scan, words
 
 __all__ = ["find_ages", "find_identifiers"]
 
@@ -63,6 +63,8 @@ for _key in _CUES:
     _LONGEST[_key[0]] = max(_LONGEST.get(_key[0], 0), len(_key))
 _CUE_FIRST = frozenset(_LONGEST)
 _ASCII_LETTERS = frozenset("abcdefghijklmnopqrstuvwxyz")
+#: Where a token of ASCII letters and digits has one next to the other.
+_LETTER_DIGIT_RE = re.compile(r"[a-z][0-9]|[0-9][a-z]")
 _GROUP_SEPARATORS = frozenset({",", "-", "dash", "hyphen", "guion", "tiret"})
 _STOP = SENTENCE_END | {"and", "y", "et", "or", "o", "ou", "but", "pero", "mais"}
 
@@ -134,32 +136,33 @@ def _id_part_shapes(doc: Doc) -> list[int]:
     That is a number, an ASCII letters-and-digits token ("a1234567", "1eg4"), a
     spelled letter ("x j h one two three") or a letter group glued to a number
     by a hyphen ("POL-5567"). Such a token is an id part while it is free and
-    no cue word. Letters with digits mean a 0-9 digit in the text, and the
-    hyphen test needs a "-" token: without those the two tests are skipped.
+    no cue word. The word tests are answered once per distinct word: single
+    letters (lowercase: the text is normalized), and letters with digits, which
+    need an ASCII letter next to a 0-9 digit in the text. The hyphen test only
+    looks at the tokens right before a "-".
     """
     lows = doc.lows
     nums = doc.nums
+    vocab = doc.vocab
+    shaped = _ASCII_LETTERS.intersection(vocab)
+    if doc.ascii_digit and _LETTER_DIGIT_RE.search(doc.norm):
+        shaped |= {w for w in vocab if w.isalnum() and w.isascii() and not w.isalpha()}
+    found = [k for k, low in enumerate(lows) if nums[k] is not None or low in shaped]
+    if "-" not in vocab:
+        return found
     starts = doc.starts
     ends = doc.ends
-    last = len(lows) - 1
-    digit = doc.ascii_digit
-    glue = "-" in doc.vocab
-    return [
-        k
+    glued = [
+        k - 1
         for k, low in enumerate(lows)
-        if nums[k] is not None
-        or low in _ASCII_LETTERS  # lowercase: the text is normalized
-        or (digit and low.isalnum() and low.isascii() and not low.isalpha())
-        or (
-            glue
-            and k < last
-            and len(low) <= 4
-            and low.isalpha()
-            and low.isascii()
-            and lows[k + 1] == "-"
-            and ends[k] == starts[k + 1]
-        )
+        if low == "-"
+        and k > 0
+        and ends[k - 1] == starts[k]
+        and len(lows[k - 1]) <= 4
+        and lows[k - 1].isalpha()
+        and lows[k - 1].isascii()
     ]
+    return sorted(set(found).union(glued)) if glued else found
 
 
 def find_identifiers(doc: Doc) -> None:
@@ -271,11 +274,13 @@ def _classify(doc: Doc, start: int, last: int, cue: str | None) -> None:
 def find_ages(doc: Doc) -> None:
     """Claim ages of 90 and over ("i'm ninety two", "94 years old", "tengo 92 años").
 
-    The compact form ("93 y/o") has a digit, maybe a space or hyphen, then "y":
-    it is only looked for when the text has that.
+    The compact form ("93 y/o") has a digit, maybe a space or hyphen, then "y",
+    within two characters of its start: it is searched from there (see
+    :func:`~.phi_doc.scan`).
     """
-    if doc.ascii_digit and _AGE_HINT_RE.search(doc.norm):
-        for m in _AGE_COMPACT_RE.finditer(doc.norm):
+    norm = doc.norm
+    if doc.ascii_digit:
+        for m in scan(_AGE_COMPACT_RE, norm, lambda pos: after_hint(_AGE_HINT_RE, norm, pos, 2)):
             doc.claim_chars("AGE_OVER_89", m.start(1), m.end(1), 0.85)
     for run in doc.runs:
         value = run.value

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import re
 import string
+from collections.abc import Callable
 
-from .phi_doc import Doc, words
+from .phi_doc import Doc, after_hint, run_start, scan, words
 
 __all__ = ["find_spoken_addresses", "find_typed_patterns"]
 
@@ -49,69 +50,73 @@ _JOIN = frozenset({"dot", "punto", "point", "underscore", "dash", "hyphen", "gui
 _WWW = ("w", "w", "w")
 
 
-def _run_start(norm: str, i: int, chars: frozenset[str]) -> int:
-    """Where the run of ``chars`` that ends just before ``norm[i]`` begins."""
-    while i > 0 and norm[i - 1] in chars:
-        i -= 1
-    return i
-
-
-def _first(norm: str, *literals: str) -> int:
-    """The lowest offset of any of ``literals`` in ``norm``, or -1 when none is there."""
-    found = [at for at in map(norm.find, literals) if at >= 0]
+def _first(text: str, pos: int, *literals: str) -> int:
+    """The lowest offset at or after ``pos`` of any of ``literals``, or -1 when none is there."""
+    found = [at for at in (text.find(literal, pos) for literal in literals) if at >= 0]
     return min(found) if found else -1
 
 
 def find_typed_patterns(doc: Doc) -> None:
     """Claim typed emails, URLs, IP addresses, SSNs and formatted phone numbers.
 
-    Each pattern only runs when the text has what every match of it contains
-    ("@", a dot before a listed domain, three digits, a separator and four
-    digits...), and from where the first match can begin at the earliest
-    given where that is (``finditer(text, pos)`` still reads the characters
-    before ``pos`` for lookbehinds and ``\\b``). Finding those is a C scan of
-    the text where each pattern tries a lookbehind at every position.
+    Each pattern only runs when the text has what every match of it contains,
+    and searches from where its next match can begin at the earliest
+    (:func:`~.phi_doc.scan`), found with ``str.find`` or a short hint pattern:
+
+    - email: an "@", with ``[\\w.%+-]`` characters right before it;
+    - IPv4: a "." and "<digit>.<digit>" within the first three characters;
+    - URL: "http", "www.", or ``[a-z0-9.-]`` characters up to a dot before a
+      listed domain (".com"...);
+    - SSN: "<d><d>-<d><d>-<d>" from its second character;
+    - North American phone: three digits, a separator and four digits within
+      nine characters of its start ("+1 (617) ");
+    - international phone: a "+".
     """
     norm = doc.norm
     digit = doc.digit
+
+    def email(pos: int) -> int:
+        at = norm.find("@", pos)
+        return -1 if at < 0 else max(pos, run_start(norm, at, _EMAIL_LOCAL))
+
+    def ipv4(pos: int) -> int:
+        # the hint's dot is at or after the first one from pos
+        dot = norm.find(".", pos)
+        hint = _IP_HINT_RE.search(norm, max(pos, dot - 1)) if dot >= 0 else None
+        return -1 if hint is None else max(pos, hint.start() - 2)
+
+    def url(pos: int) -> int:
+        start = _first(norm, pos, "http", "www.")
+        hint = _URL_HINT_RE.search(norm, pos)
+        if hint is not None:
+            domain = max(pos, run_start(norm, hint.start(), _URL_NAME))
+            start = domain if start < 0 else min(start, domain)
+        return start
+
     if "@" in norm:
-        # the local part: [\\w.%+-] characters right before an "@"
-        pos = _run_start(norm, norm.index("@"), _EMAIL_LOCAL)
-        for m in _EMAIL_RE.finditer(norm, pos):
+        for m in scan(_EMAIL_RE, norm, email):
             doc.claim_chars("EMAIL", m.start(), m.end(), 0.99)
     if "." in norm:
-        # an address has "<digit>.<digit>" within its first three characters
-        hint = _IP_HINT_RE.search(norm, max(0, norm.index(".") - 1)) if digit else None
-        if hint is not None:
-            for m in _IP_RE.finditer(norm, max(0, hint.start() - 2)):
+        if digit:
+            for m in scan(_IP_RE, norm, ipv4):
                 if all(int(part) <= 255 for part in m.group().split(".")):
                     doc.claim_chars("IP_ADDRESS", m.start(), m.end(), 0.95)
-        # "http"/"www." begins the first form; the second is [a-z0-9.-]
-        # characters up to a dot before a listed domain
-        pos = _first(norm, "http", "www.")
-        hint = _URL_HINT_RE.search(norm)
-        if hint is not None:
-            domain = _run_start(norm, hint.start(), _URL_NAME)
-            pos = domain if pos < 0 else min(pos, domain)
-        if pos >= 0:
-            for m in _URL_RE.finditer(norm, pos):
-                doc.claim_chars("URL", m.start(), m.end(), 0.95)
+        for m in scan(_URL_RE, norm, url):
+            doc.claim_chars("URL", m.start(), m.end(), 0.95)
     if norm.count(":") >= 7:
         for m in _IPV6_RE.finditer(norm):
             doc.claim_chars("IP_ADDRESS", m.start(), m.end(), 0.95)
     if not digit:
         return
-    if "-" in norm and (hint := _SSN_HINT_RE.search(norm)) is not None:
-        for m in _SSN_RE.finditer(norm, max(0, hint.start() - 1)):
+    if "-" in norm:
+        for m in scan(_SSN_RE, norm, lambda pos: after_hint(_SSN_HINT_RE, norm, pos, 1)):
             doc.claim_chars("SSN", m.start(), m.end(), 0.9)
-    # North American: its last seven digits and separator begin within 9
-    # characters ("+1 (617) "); international: at a "+"
-    hint = _PHONE_HINT_RE.search(norm)
-    starts = (-1 if hint is None else max(0, hint.start() - 9), norm.find("+"))
-    for regex, pos in zip(_PHONE_RES, starts, strict=True):
-        if pos < 0:
-            continue
-        for m in regex.finditer(norm, pos):
+    earliest: tuple[Callable[[int], int], Callable[[int], int]] = (
+        lambda pos: after_hint(_PHONE_HINT_RE, norm, pos, 9),
+        lambda pos: norm.find("+", pos),
+    )
+    for regex, phone in zip(_PHONE_RES, earliest, strict=True):
+        for m in scan(regex, norm, phone):
             digits = sum(c.isdigit() for c in m.group())
             if 7 <= digits <= 15:
                 doc.claim_chars("PHONE", m.start(), m.end(), 0.9)

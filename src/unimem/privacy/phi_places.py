@@ -37,6 +37,7 @@ _PO_BOXES = (
 )
 _PO_FIRST = frozenset(box[0] for box in _PO_BOXES)
 _STARTS = _PO_FIRST | _ES_PREFIX | _AR_PREFIX
+_AFTER_RUN = _FR_PREFIX | _SUFFIXES
 
 
 def _name_words(doc: Doc, i: int, limit: int) -> int:
@@ -95,11 +96,14 @@ def _tail(doc: Doc, j: int) -> int:
 def find_addresses(doc: Doc) -> None:
     """Claim street addresses (typed or spoken).
 
-    Addresses start at a number run, or at a PO box or street prefix word: the
+    Addresses start at a number run followed by a French street word or by
+    street name words and a suffix ("Street", "rd"), or at a PO box or street
+    prefix word: the run scan needs one of those words in the text, and the
     word scan only visits tokens that are one of those words.
     """
     n = len(doc.lows)
-    for run in list(doc.runs):
+    runs = doc.runs if not _AFTER_RUN.isdisjoint(doc.vocab) else []
+    for run in list(runs):
         i = run.first
         if not doc.free(i, run.last) or len(run.digits) > 6:
             continue

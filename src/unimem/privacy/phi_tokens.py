@@ -393,31 +393,29 @@ def runs_of(toks: Tokens, language: str | None = None) -> list[NumberRun]:
             continue  # inside the run just read
         i = first
         j = i + 1
+        # every token of a run is a number token or a connector between two
+        # number tokens, all digit strings or all words ("n" kind or not)
+        digits = nums[i][0] == "n"  # type: ignore[index]
+        count = 1
         while j < n:
-            prev = nums[j - 1]
             num = nums[j]
             if num is not None:
-                if _digit(prev) != _digit(num):
+                if (num[0] == "n") != digits:
                     break
+                count += 1
                 j += 1
                 continue
             nxt = nums[j + 1] if j + 1 < n else None
-            if nxt is None or _digit(prev) != _digit(nxt):
+            if nxt is None or (nxt[0] == "n") != digits:
                 break
-            spoken = prev is not None and prev[0] != "n"
-            if (spoken and lows[j] in _CONNECTORS) or (
+            if (not digits and lows[j] in _CONNECTORS) or (
                 lows[j] == "-" and ends[j - 1] == starts[j] == starts[j + 1] - 1
             ):
+                count += 1  # the number token after the connector
                 j += 2
                 continue
             break
-        count = 0
-        word = ""
-        for k in range(i, j):
-            if nums[k] is not None:
-                count += 1
-                word = lows[k]
-        if count == 1 and word in weak:
+        if count == 1 and lows[i] in weak:
             i = j
             continue
         chunks, values = _parse(toks, i, j)
