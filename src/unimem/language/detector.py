@@ -84,6 +84,7 @@ MAX_CHARS: Final = 400
 _PUNCTUATION = re.compile(r"[.,!?;:¿¡()\[\]{}\"“”„«»،؟。、！？，：；…/+=*~|]")
 _EDGE = "'’-‐_"
 _DIGIT = re.compile(r"\d")
+_ASCII_DIGIT = re.compile("[0-9]")
 #: A character from U+0250 on. Below it the only digits (\d) are 0-9, and
 #: there is no letter of a script but Latin, nor a CJK character.
 _BEYOND_LATIN = re.compile("[^\x00-\u024f]")
@@ -252,7 +253,14 @@ def _content_tokens(
         return _content_tokens_in_order(tokens, lex, may_have_digit=may_have_digit)
     # No interjection of several words can match and no token is a CJK run:
     # the loop in _content_tokens_in_order would judge each token alone.
-    dropped = set(filter(_is_drug_by_suffix, tokens))
+    dropped = {  # a drug by its suffix (_is_drug_by_suffix, inlined)
+        token
+        for token in tokens
+        if len(token) >= 7
+        and token.isascii()
+        and token[-3:] in _DRUG_SUFFIX_ENDINGS
+        and token.endswith(_DRUG_SUFFIXES)
+    }
     if may_have_digit:  # a number or dose
         dropped.update(filter(_DIGIT.search, tokens))
     evidence_interjections = lex.evidence_interjections
@@ -295,7 +303,7 @@ def _content_tokens_in_order(
         if _is_content_free(token, may_have_digit):
             i += 1
             continue
-        if _is_cjk(token[0]):
+        if _is_cjk(token[0]) and token[0] in lex.interjection_initials:
             token = _strip_cjk_interjections(token, lex.single_interjections)
         if token:
             kept.append(token)
@@ -447,9 +455,7 @@ def detect(text: str) -> Detection:
         folded = source.lower()
         tokens = _tokens(folded)
         narrow = ascii_only or _BEYOND_LATIN.search(folded) is None
-        may_have_digit = any(map(folded.__contains__, "0123456789")) or (
-            not narrow and _DIGIT.search(folded) is not None
-        )
+        may_have_digit = (_ASCII_DIGIT if narrow else _DIGIT).search(folded) is not None
         may_have_cjk = not narrow and _CJK.search(folded) is not None
     else:
         tokens = [token.lower() for token in _tokens(source)]

@@ -325,8 +325,10 @@ class Lexicon:
     #: telling letter.
     letter_indices: tuple[tuple[int, frozenset[str]], ...]
     any_letter: frozenset[str]
-    #: The one-word interjections (CJK runs lose them as prefixes).
+    #: The one-word interjections (CJK runs lose them as prefixes), and their
+    #: first characters (a run starting otherwise has none to lose).
     single_interjections: frozenset[str]
+    interjection_initials: frozenset[str]
     #: The first two words of every longer interjection.
     phrase_openings: frozenset[tuple[str, str]]
     #: Dropped when alone: interjections that are not function words, titles,
@@ -419,6 +421,7 @@ def lexicon() -> Lexicon:
         ),
         any_letter=frozenset().union(*letters.values()),
         single_interjections=singles,
+        interjection_initials=frozenset(word[0] for word in singles),
         phrase_openings=frozenset((p[0], p[1]) for p in phrases if len(p) > 1),
         dropped_alone=frozenset(w for w, (_, alone) in rules.items() if alone in _DROPPED),
         evidence_interjections=frozenset(
