@@ -21,6 +21,13 @@ text's script makes relevant are ever loaded (the seven Latin-script ones in
 practice: ~190 MB RSS, against ~290 MB with all 14 preloaded and 13 MB in
 lingua's low-accuracy mode, which loses three points on 2-5 word texts).
 ``bench/bench_language.py`` measures these trade-offs.
+
+Detection runs on every user turn, so the rules are applied with whole-text
+operations (one lower-casing, regex scans, set operations, packed counts)
+wherever that provably gives what applying them token by token gives;
+``tests/test_language_equivalence.py`` keeps the token-by-token version and
+checks both agree. lingua's call is most of the cost of a Latin-script text
+(about 26 us for three words, 80 us for twelve).
 """
 
 from __future__ import annotations
@@ -41,6 +48,7 @@ from .lexicon import (
     LATIN_LANGUAGES,
     ORDINARY,
     Lexicon,
+    is_word_of,
     lexicon,
     pack_languages,
 )
@@ -313,18 +321,8 @@ def _content_tokens_in_order(
     return (kept, positions) if content else ([], [])
 
 
-def _evidence_of(token: str, words: frozenset[str]) -> bool:
-    """``token`` is one of ``words``, or an elided form of them ("j'ai", "dov'è")."""
-    if token in words:
-        return True
-    if "'" in token:
-        head, _, tail = token.partition("'")
-        return head + "'" in words or tail in words
-    return False
-
-
 def _elided_evidence(token: str, languages_of: dict[str, frozenset[str]]) -> int:
-    """The languages ``token`` is a word of by :func:`_evidence_of`'s rule, packed."""
+    """The languages ``token`` is a word of by :func:`~.lexicon.is_word_of`'s rule, packed."""
     head, _, tail = token.partition("'")
     none: frozenset[str] = frozenset()
     return pack_languages(
@@ -396,9 +394,9 @@ def _looks_like_names(raw: list[str], lex: Lexicon) -> bool:
     if not words or not all(t[:1].isupper() for t in words):
         return False
     evidence = lex.evidence_words
-    if _evidence_of(" ".join(words).lower(), evidence):
+    if is_word_of(" ".join(words).lower(), evidence):
         return False
-    return not any(_evidence_of(t.lower(), evidence) for t in words)
+    return not any(is_word_of(t.lower(), evidence) for t in words)
 
 
 def _only_names(
@@ -492,8 +490,8 @@ def detect(text: str) -> Detection:
     return _latin(latin, text, lex, ascii_only=ascii_only, elisions="'" in source)
 
 
-#: Index in _LATIN of each lingua Language (filled on first use).
-_LATIN_INDEX: dict[object, int] = {}
+#: Index in _LATIN of each lingua Language (built on first use).
+_latin_index: dict[object, int] | None = None
 # Packed counts are a byte a language and never overflow one: a token counts
 # at most once a language, and 400 characters hold at most 200 tokens.
 assert COUNT_BITS == 8 and MAX_CHARS // 2 < 1 << COUNT_BITS
@@ -529,14 +527,13 @@ def _latin(
     # lingua's cost grows with the text; a dozen words decide a language as
     # well as a paragraph does (the function words still count in full).
     values = _lingua().compute_language_confidence_values(" ".join(tokens[:LINGUA_MAX_WORDS]))
-    if not _LATIN_INDEX:
-        _index_latin_languages()
+    latin_index = _latin_index or _index_latin_languages()
     probability = [0.0] * len(_LATIN)
     for value in values:  # sorted by value, highest first
         p = value.value
         if not p:
             break  # the rest are 0.0 as well
-        index = _LATIN_INDEX.get(value.language)
+        index = latin_index.get(value.language)
         if index is not None:
             probability[index] = p
     # Each function word multiplies a language's odds by e: lingua's
@@ -581,11 +578,16 @@ def _tokens_with(character: re.Pattern[str], tokens: list[str]) -> Iterator[str]
             yield spaced[start:] if end < 0 else spaced[start:end]
 
 
-def _index_latin_languages() -> None:
+def _index_latin_languages() -> dict[object, int]:
+    global _latin_index
     from lingua import IsoCode639_1, Language
 
-    for k, code in enumerate(_LATIN):
-        _LATIN_INDEX[Language.from_iso_code_639_1(getattr(IsoCode639_1, code.upper()))] = k
+    index: dict[object, int] = {
+        Language.from_iso_code_639_1(getattr(IsoCode639_1, code.upper())): k
+        for k, code in enumerate(_LATIN)
+    }
+    _latin_index = index  # whole, for other threads
+    return index
 
 
 def detect_language(text: str) -> str | None:

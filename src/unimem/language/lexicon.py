@@ -23,6 +23,7 @@ __all__ = [
     "LATIN_LANGUAGES",
     "ORDINARY",
     "Lexicon",
+    "is_word_of",
     "lexicon",
     "pack_languages",
 ]
@@ -356,7 +357,7 @@ def pack_languages(languages: Iterable[str]) -> int:
     return sum(1 << (COUNT_BITS * LATIN_LANGUAGES.index(lang)) for lang in set(languages))
 
 
-def _is_word_of(token: str, words: frozenset[str]) -> bool:
+def is_word_of(token: str, words: frozenset[str]) -> bool:
     """``token`` is one of ``words``, or an elided form of them ("j'ai", "dov'è")."""
     if token in words:
         return True
@@ -392,7 +393,7 @@ def lexicon() -> Lexicon:
     # function word too), then a title, unit or drug: the detector's order.
     for word in singles | neutral | drugs | sizes.keys():
         if word in singles:
-            alone = INTERJECTION_EVIDENCE if _is_word_of(word, evidence_words) else INTERJECTION
+            alone = INTERJECTION_EVIDENCE if is_word_of(word, evidence_words) else INTERJECTION
         elif word in neutral or word in drugs:
             alone = CONTENT_FREE
         else:
