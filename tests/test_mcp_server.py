@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import base64
 import json
+import os
+import sqlite3
 import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -94,3 +97,23 @@ async def test_unimem_mcp_over_stdio(tmp_path: Path) -> None:
         assert [m["content"] for m in ctx["messages"]] == ["hey"]
     async with UnifiedMemoryService.from_url(url) as service:
         assert (await service.get_session("s")).user_id == "carol"
+
+
+@pytest.mark.slow
+async def test_unimem_mcp_opens_the_store_as_the_server_does(tmp_path: Path) -> None:
+    """UNIMEM_ENCRYPTION_KEYS applies to what the MCP tools write and read."""
+    db = tmp_path / "sealed.db"
+    key = base64.b64encode(os.urandom(32)).decode()
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "unimem.cli", "mcp", "--user", "dana", "--database-url", f"sqlite:///{db}"],
+        env={**os.environ, "UNIMEM_ENCRYPTION_KEYS": f"k1:{key}"},
+    )
+    secret = "my allergy list is penicillin and latex"
+    async with Client(params, read_timeout_seconds=60) as client:
+        await client.call_tool("add_entry", {"session_id": "s", "role": "user", "content": secret})
+        ctx = _payload(await client.call_tool("get_context", {"session_id": "s"}))
+        assert [m["content"] for m in ctx["messages"]] == [secret]
+    with sqlite3.connect(db) as raw:
+        stored = " ".join(r[0] for r in raw.execute("SELECT data FROM entries"))
+    assert "penicillin" not in stored

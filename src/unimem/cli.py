@@ -351,12 +351,13 @@ def mcp(user: str, database_url: str | None) -> None:
     """Serve memory tools to an MCP client over stdin/stdout.
 
     Tools: add_entry, get_context, get_history, list_sessions, delete_memory.
+    The store is opened as `unimem serve` opens it (UNIMEM_REDIS_URL,
+    UNIMEM_ENCRYPTION_KEYS and the UNIMEM_* limits apply).
     """
     from .mcp_server import serve_stdio
 
-    url = _database_url(database_url)
-    _ensure_sqlite_dir(url)
-    _run(serve_stdio(url, user))
+    _ensure_sqlite_dir(_database_url(database_url))
+    _run(serve_stdio(_open_service(database_url), user))
 
 
 if __name__ == "__main__":  # pragma: no cover - `python -m unimem.cli`

@@ -180,15 +180,19 @@ def build_mcp_server(service: UnifiedMemoryService, user_id: str) -> Server[Any]
     )
 
 
-async def serve_stdio(database_url: str, user_id: str) -> None:
+async def serve_stdio(service: UnifiedMemoryService, user_id: str) -> None:
     """Serve the tools over this process's stdin/stdout until the client disconnects.
+
+    ``service`` is opened here and closed at the end; build it as ``unimem serve``
+    does (``unimem.server.app.build_service``) so that the Redis layers and the
+    encryption keys of the deployment apply to what the tools read and delete.
 
     Raises:
         ConfigurationError: the store URL cannot work.
         InvalidInputError: ``user_id`` is not a valid id.
     """
     check_id(user_id, "user")
-    async with UnifiedMemoryService.from_url(database_url) as service:
+    async with service:
         server = build_mcp_server(service, user_id)
         async with stdio_server() as (read_stream, write_stream):
             await server.run(read_stream, write_stream, server.create_initialization_options())
