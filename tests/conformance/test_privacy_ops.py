@@ -166,6 +166,23 @@ async def test_paging_still_works_after_a_deletion_left_a_gap(service: UnifiedMe
     assert nxt.seq == 4
 
 
+async def test_a_recent_summary_goes_with_the_swept_entries_it_summarized(
+    service: UnifiedMemoryService,
+):
+    store = service.store
+    await service.update_settings("ann", {"retention_days": 2})
+    await add(service, "s", "old turn", "ann", NOW - 3 * DAY)
+    await add(service, "s", "fresh turn", "ann", NOW - DAY)
+    await store.put_summary(summary("s", "ann", NOW))  # rewritten today, covers the old turn
+    await add(service, "t", "fresh only", "ann", NOW - DAY)
+    await store.put_summary(summary("t", "ann", NOW))
+
+    await store.sweep_expired(now=NOW, default_retention_days=10)
+    assert await store.get_summary("s") is None
+    assert await store.get_summary("t") is not None  # nothing of it was swept
+    assert [e.content for e in await store.get_entries("s", limit=10)] == ["fresh turn"]
+
+
 async def test_sweep_deletes_what_is_older_than_each_users_retention(
     service: UnifiedMemoryService,
 ):

@@ -295,12 +295,14 @@ class InMemoryStore:
             entries = [e for e in session.entries if not _before(e.timestamp, cutoff)]
             events = [e for e in session.events if not _before(e.timestamp, cutoff)]
             deleted += len(session.entries) - len(entries) + len(session.events) - len(events)
-            if len(entries) != len(session.entries):
+            swept_any = len(entries) != len(session.entries)
+            if swept_any:
                 session.entries = entries
                 session.by_id = {e.id: e for e in entries}
             session.events = events
             summary = self._summaries.get(sid)
-            if summary is not None and summary.created_at < cutoff:
+            # a summary goes with the entries it summarized, however recently written
+            if summary is not None and (summary.created_at < cutoff or swept_any):
                 del self._summaries[sid]
                 deleted += 1
             if not entries and not events and session.state.last_active_at < cutoff:

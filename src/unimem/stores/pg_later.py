@@ -256,6 +256,17 @@ class LaterLayersMixin:
         total = 0
         touched: set[str] = set()
         async with self._conn() as conn, conn.transaction():
+            # a summary goes with the entries it summarized, however recently written
+            row = await conn.fetchrow(
+                "WITH d AS (DELETE FROM summaries WHERE session_id IN (SELECT DISTINCT "
+                f"session_id FROM entries WHERE ts < {cutoff.format(t='entries')}) "
+                "RETURNING session_id) SELECT count(*), array_agg(session_id) FROM d",
+                now,
+                default_retention_days,
+            )
+            assert row is not None
+            total += row[0]
+            touched.update(row[1] or ())
             for table, column in (
                 ("entries", "ts"),
                 ("events", "ts"),

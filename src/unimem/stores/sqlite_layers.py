@@ -203,6 +203,13 @@ class SQLiteLayers:
         args = (_us(now), default_retention_days, _DAY_US)
         deleted = 0
         with self._tx() as cur:
+            # a summary goes with the entries it summarized, however recently written
+            cur.execute(
+                "DELETE FROM summaries WHERE session_id IN (SELECT DISTINCT session_id "
+                f"FROM entries WHERE ts_us < {cutoff.format(t='entries')})",
+                args,
+            )
+            deleted += cur.rowcount
             for table, column in (
                 ("entries", "ts_us"),
                 ("events", "ts_us"),
