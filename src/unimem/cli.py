@@ -53,6 +53,10 @@ def _fail_cleanly(fn: Callable[..., Any]) -> Callable[..., Any]:
     return wrapper
 
 
+#: Seconds `unimem serve` lets running requests finish after SIGTERM.
+SHUTDOWN_GRACE_SECONDS = 15
+
+
 def _database_url(option: str | None) -> str:
     from .server.settings import default_database_url
 
@@ -195,6 +199,9 @@ def serve(
         workers=workers,
         log_level=log_level,
         proxy_headers=False,
+        # a request still running this long after SIGTERM is abandoned, so a
+        # stuck client or query never keeps the server from stopping
+        timeout_graceful_shutdown=SHUTDOWN_GRACE_SECONDS,
     )
 
 

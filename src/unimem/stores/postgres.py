@@ -19,6 +19,7 @@ a retry with the same entry id returns the stored entry (``created=False``).
 from __future__ import annotations
 
 import asyncio
+import logging
 import re
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Sequence
@@ -52,6 +53,11 @@ from .pg_later import LaterLayersMixin
 from .pg_migrations import SCHEMA_VERSION, apply_migrations, schema_version
 
 __all__ = ["PostgresStore"]
+
+log = logging.getLogger("unimem.stores.postgres")
+
+#: Seconds :meth:`PostgresStore.aclose` waits for connections in use.
+CLOSE_TIMEOUT = 10.0
 
 _SCHEMA_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,62}$")
 
@@ -226,11 +232,21 @@ class PostgresStore(LaterLayersMixin):
             raise
 
     async def aclose(self) -> None:
-        """Close the pool. Idempotent."""
+        """Close the pool. Idempotent.
+
+        Waits up to ``CLOSE_TIMEOUT`` seconds for connections in use to come
+        back, then closes the rest abruptly (a shutdown never hangs on a stuck
+        query; anything uncommitted on them rolls back).
+        """
         pool, self._pool = self._pool, None
         self._states.clear()
-        if pool is not None:
-            await pool.close()
+        if pool is None:
+            return
+        try:
+            await asyncio.wait_for(pool.close(), CLOSE_TIMEOUT)
+        except TimeoutError:
+            log.warning("PostgreSQL pool did not close in %.0f s; terminated", CLOSE_TIMEOUT)
+            pool.terminate()
 
     async def migrate(self, *, target: int | None = None) -> list[int]:
         """Apply pending migrations (up to ``target``); returns the versions applied."""
