@@ -7,6 +7,11 @@ On a shared, loaded machine it dominates; compare rows of one run.
 
 Usage: python bench/bench_http.py [--ops 1000] [--backends sqlite,redis+postgres]
 
+Appends are voice turns that carry the language speech-to-text identified
+(``language`` and ``detected_language``, as in the spec's example); a typed
+turn without them, which unimem must detect, is timed alongside (``typed
+append``).
+
 Each backend runs as a real `unimem serve` subprocess (one worker, token auth,
 rate limit off) on a free loopback port; the load comes from this process, on
 uvloop when installed, through a minimal HTTP/1.1 keep-alive client (one
@@ -205,22 +210,46 @@ async def timed(samples: list[float], call: Callable[[], Awaitable[tuple[int, by
         raise RuntimeError(f"HTTP {status}: {body[:200]!r}")
 
 
+# A voice turn as a voice pipeline sends it: speech-to-text already identified
+# the language (the spec's example passes language and detected_language), so
+# unimem does not detect it again. A typed turn carries neither: unimem detects.
+VOICE_TURN = {
+    "role": "user",
+    "content": MESSAGE,
+    "mode": "voice",
+    "language": "en",
+    "detected_language": "en",
+}
+TYPED_TURN = {"role": "user", "content": MESSAGE, "mode": "text"}
+
+
 async def run_client(
-    port: int, session: str, ops: int, append: list[float], context: list[float]
+    port: int,
+    session: str,
+    ops: int,
+    append: list[float],
+    context: list[float],
+    typed: list[float] | None = None,
 ) -> None:
+    """``ops`` times: append a voice turn, read the context (and, with ``typed``,
+    append a typed turn to a second session of the same user)."""
     headers = f"Authorization: Bearer {issue_token(SECRET, 'bench', 3600)}\r\n"
     http = await Http1.connect("127.0.0.1", port)
     try:
-        body = json.dumps(
-            {"role": "user", "content": MESSAGE, "mode": "voice", "language": "en"}
-        ).encode()
+        body = json.dumps(VOICE_TURN).encode()
+        typed_body = json.dumps(TYPED_TURN).encode()
         url = f"/v1/sessions/{session}/entries"
+        typed_url = f"/v1/sessions/{session}-typed/entries"
         context_url = f"/v1/sessions/{session}/context?max_messages=10"
         for _ in range(10):  # warm up the connection and fill the context window
             await http.request("POST", url, body, headers)
+            if typed is not None:
+                await http.request("POST", typed_url, typed_body, headers)
         for _ in range(ops):
             await timed(append, lambda: http.request("POST", url, body, headers))
             await timed(context, lambda: http.request("GET", context_url, b"", headers))
+            if typed is not None:
+                await timed(typed, lambda: http.request("POST", typed_url, typed_body, headers))
     finally:
         http.close()
 
@@ -229,7 +258,8 @@ async def measure(port: int, ops: int) -> dict[str, float]:
     tag = uuid.uuid4().hex[:8]
     a1: list[float] = []
     c1: list[float] = []
-    await run_client(port, f"bench-{tag}-solo", ops, a1, c1)
+    t1: list[float] = []
+    await run_client(port, f"bench-{tag}-solo", ops, a1, c1, t1)
     print(f"  concurrency 1 done: append p50 {statistics.median(a1):.2f} ms", file=sys.stderr)
     a32: list[float] = []
     c32: list[float] = []
@@ -247,6 +277,8 @@ async def measure(port: int, ops: int) -> dict[str, float]:
         "c32_rps": (len(a32) + len(c32)) / wall,
         "c32_append_p99": pct(a32, 0.99),
         "c32_context_p99": pct(c32, 0.99),
+        "typed_p50": statistics.median(t1),
+        "typed_p99": pct(t1, 0.99),
     }
 
 
@@ -312,6 +344,9 @@ async def main() -> None:
             f"{r['context_p99']:>8.2f}{r['c32_rps']:>11.0f}{r['c32_append_p99']:>13.1f}"
             f"{r['c32_context_p99']:>13.1f}"
         )
+    print("\ntyped turns (no language given: unimem detects it), concurrency 1, ms p50, p99:")
+    for name, r in rows:
+        print(f"{name + ' typed append':<28}{r['typed_p50']:>8.2f}{r['typed_p99']:>8.2f}")
     print(
         f"{'agent-memory-server (field notes, not this run)':<48} append p50 "
         f"{FIELD_NOTES['append_p50']} ms, read p50 {FIELD_NOTES['context_p50']} ms"
