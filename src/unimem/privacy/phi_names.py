@@ -11,6 +11,8 @@ Names are found three ways, most trusted first:
 
 from __future__ import annotations
 
+import re
+
 from .phi_doc import Doc, words
 from .phi_lexicon import fold
 
@@ -60,6 +62,7 @@ _LONGEST: dict[str, int] = {}
 for _key in _KINDS:
     _LONGEST[_key[0]] = max(_LONGEST.get(_key[0], 0), len(_key))
 _CUE_FIRST = frozenset(_LONGEST)
+_ARABIC_RE = re.compile("[\u0600-\u06ff]")
 _TITLE_WORDS = frozenset(k[0] for k, kind in _KINDS.items() if kind == "title")
 _PARTICLES = frozenset(words("de del la van von der bin ben al el da di du le"))
 _MEDICAL_NEXT = frozenset(
@@ -96,7 +99,7 @@ def _medical(doc: Doc, k: int) -> bool:
 
 
 def _arabic(low: str) -> bool:
-    return any("\u0600" <= c <= "\u06ff" for c in low)
+    return not low.isascii() and _ARABIC_RE.search(low) is not None
 
 
 def _plain(doc: Doc, k: int) -> bool:

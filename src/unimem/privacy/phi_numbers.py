@@ -78,7 +78,8 @@ _PEOPLE = frozenset(
 )
 # Clinical shorthand: "93 y/o", "91yo", "95-yr-old".
 _AGE_COMPACT_RE = re.compile(r"(?<![\d.])(9\d|1[01]\d|12[0-5])\s?-?(?:y/o|y\.o\.|yo|yrs?)(?![a-z])")
-_AGE_HINT_RE = re.compile(r"\d\s?-?y")
+#: A "y" after a digit, maybe a space and maybe a hyphen (as in ``_AGE_COMPACT_RE``).
+_AGE_HINT_RE = re.compile(r"y(?:(?<=\dy)|(?<=\d\sy)|(?<=\d-y)|(?<=\d\s-y))")
 _BE = frozenset({"is", "was", "am", "i'm", "im", "he's", "she's", "'s"})
 _UNITS = frozenset(
     words(
@@ -274,13 +275,13 @@ def _classify(doc: Doc, start: int, last: int, cue: str | None) -> None:
 def find_ages(doc: Doc) -> None:
     """Claim ages of 90 and over ("i'm ninety two", "94 years old", "tengo 92 años").
 
-    The compact form ("93 y/o") has a digit, maybe a space or hyphen, then "y",
-    within two characters of its start: it is searched from there (see
-    :func:`~.phi_doc.scan`).
+    The compact form ("93 y/o") has a digit, maybe a space and a hyphen, then
+    "y", that "y" within five characters of its start: it is searched from
+    there (see :func:`~.phi_doc.scan`).
     """
     norm = doc.norm
     if doc.ascii_digit:
-        for m in scan(_AGE_COMPACT_RE, norm, lambda pos: after_hint(_AGE_HINT_RE, norm, pos, 2)):
+        for m in scan(_AGE_COMPACT_RE, norm, lambda pos: after_hint(_AGE_HINT_RE, norm, pos, 5)):
             doc.claim_chars("AGE_OVER_89", m.start(1), m.end(1), 0.85)
     for run in doc.runs:
         value = run.value
