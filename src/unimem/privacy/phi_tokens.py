@@ -370,10 +370,6 @@ def _segment(toks: Tokens, i: int, j: int) -> tuple[int, int]:
     return total, i
 
 
-def _digit(num: Num | None) -> bool:
-    return num is not None and num[0] == "n"
-
-
 def runs_of(toks: Tokens, language: str | None = None) -> list[NumberRun]:
     """Maximal runs of number tokens (see :func:`number_runs`).
 
