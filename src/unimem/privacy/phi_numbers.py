@@ -147,7 +147,8 @@ def _id_part_shapes(doc: Doc) -> list[int]:
     vocab = doc.vocab
     shaped = _ASCII_LETTERS.intersection(vocab)
     if doc.ascii_digit and _LETTER_DIGIT_RE.search(doc.norm):
-        shaped |= {w for w in vocab if w.isalnum() and w.isascii() and not w.isalpha()}
+        # most words are letters only: that test first
+        shaped |= {w for w in vocab if not w.isalpha() and w.isalnum() and w.isascii()}
     found = [k for k, low in enumerate(lows) if nums[k] is not None or low in shaped]
     if "-" not in vocab:
         return found
@@ -240,6 +241,8 @@ def find_identifiers(doc: Doc) -> None:
 
 
 def _classify(doc: Doc, start: int, last: int, cue: str | None) -> None:
+    if cue == _NOT_PHI:
+        return
     digits = 0
     letters = False
     in_runs: set[int] = set()
@@ -251,10 +254,8 @@ def _classify(doc: Doc, start: int, last: int, cue: str | None) -> None:
         low = doc.lows[k]
         if k not in in_runs and doc.nums[k] is None and low not in _GROUP_SEPARATORS:
             letters = True
-            digits += sum(c.isdigit() for c in low)
+            digits += sum(map(str.isdigit, low))
     type_: str | None = None
-    if cue == _NOT_PHI:
-        return
     if cue == "SSN" and 4 <= digits <= 15:  # US SSN 9, its last 4; French NIR 13-15
         type_ = "SSN"
     elif cue in ("MRN", "ACCOUNT") and (digits >= 4 or (letters and digits >= 3)):
