@@ -8,6 +8,7 @@ built into ``src/unimem/web/dist``, is served at ``/`` after the API routes.
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -133,6 +134,11 @@ def create_app(
         await memory.setup()
         relay = await _start_relay(settings, memory)
         await asyncio.to_thread(_warm_up)
+        # Everything loaded so far (models, lexicons, schemas, the app) lives as
+        # long as the process: move it out of the collector's reach, so a full
+        # collection no longer walks it (~15 ms each, the top of the p99).
+        gc.collect()
+        gc.freeze()
         app.state.service = memory
         if settings.local_mode:
             log.warning(
@@ -150,6 +156,7 @@ def create_app(
         try:
             yield
         finally:
+            gc.unfreeze()
             if sweeper is not None:
                 sweeper.cancel()
                 await asyncio.gather(sweeper, return_exceptions=True)

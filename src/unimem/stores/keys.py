@@ -26,6 +26,7 @@ key                                     type    holds
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 __all__ = ["SessionKeys", "UserKeys", "session_keys", "user_keys"]
 
@@ -62,8 +63,10 @@ class UserKeys:
         return (self.recent, self.recent_data, self.warm, self.sessions)
 
 
+@lru_cache(maxsize=4096)
 def session_keys(session_id: str, prefix: str = DEFAULT_PREFIX) -> SessionKeys:
-    """Keys of ``session_id`` under ``prefix``."""
+    """Keys of ``session_id`` under ``prefix`` (memoized: every read and write
+    of a session names them)."""
     base = f"{prefix}:{{s:{session_id}}}"
     return SessionKeys(
         meta=f"{base}:meta",
@@ -74,8 +77,9 @@ def session_keys(session_id: str, prefix: str = DEFAULT_PREFIX) -> SessionKeys:
     )
 
 
+@lru_cache(maxsize=4096)
 def user_keys(user_id: str, prefix: str = DEFAULT_PREFIX) -> UserKeys:
-    """Keys of ``user_id`` under ``prefix``."""
+    """Keys of ``user_id`` under ``prefix`` (memoized)."""
     base = f"{prefix}:{{u:{user_id}}}"
     return UserKeys(
         recent=f"{base}:recent",
