@@ -245,16 +245,21 @@ def _classify(doc: Doc, start: int, last: int, cue: str | None) -> None:
         return
     digits = 0
     letters = False
-    in_runs: set[int] = set()
-    for run in doc.runs:
-        if start <= run.first and run.last <= last:
+    # the number runs within start..last count their digits; other tokens
+    # (but separators and number words of runs reaching past last) are letters
+    runs = doc.run_starts
+    k = start
+    while k <= last:
+        run = runs.get(k)
+        if run is not None and run.last <= last:
             digits += len(run.digits)
-            in_runs.update(range(run.first, run.last + 1))
-    for k in range(start, last + 1):
+            k = run.last + 1
+            continue
         low = doc.lows[k]
-        if k not in in_runs and doc.nums[k] is None and low not in _GROUP_SEPARATORS:
+        if doc.nums[k] is None and low not in _GROUP_SEPARATORS:
             letters = True
             digits += sum(map(str.isdigit, low))
+        k += 1
     type_: str | None = None
     if cue == "SSN" and 4 <= digits <= 15:  # US SSN 9, its last 4; French NIR 13-15
         type_ = "SSN"

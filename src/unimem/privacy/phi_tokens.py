@@ -332,10 +332,20 @@ def _peek(toks: Tokens, i: int, j: int, kinds: str) -> tuple[int, int, str] | No
 
 
 def _segment(toks: Tokens, i: int, j: int) -> tuple[int, int]:
-    kind, value = toks.nums[i]  # type: ignore[misc]
+    nums = toks.nums
+    kind, value = nums[i]  # type: ignore[misc]
     kind = kind.lstrip("&")
     i += 1
     total = value
+    if kind == "d":
+        # a digit word only combines with tens or "hundred" after it (the
+        # tests below): with anything else next, it stands alone
+        k = i
+        while k < j and nums[k] is None and toks.lows[k] in _CONNECTORS:
+            k += 1
+        after = nums[k] if k < j else None
+        if after is None or after[0].lstrip("&") not in ("y", "h"):
+            return value, i
     if kind == "d" and value == 4 and (nxt := _peek(toks, i, j, "y")) and nxt[1] == 20:
         total, i = 80, nxt[0] + 1  # quatre-vingt
         kind = "y"
