@@ -67,3 +67,52 @@ async def _exchange(worker_a: FastAPI, worker_b: FastAPI) -> None:
                 assert local["item"]["content"] == "from a"
                 with pytest.raises(TimeoutError):  # delivered once, not echoed back by Redis
                     await asyncio.wait_for(ws.recv(), 0.5)
+
+
+async def test_a_worker_subscribes_to_a_session_only_while_it_has_listeners() -> None:
+    """Per-session channels: a worker reads only messages someone on it waits for."""
+    _require_redis()
+    from datetime import UTC, datetime
+
+    from unimem import MemoryEntry
+    from unimem.server.relay import RedisLiveBus
+
+    prefix = f"unimem-test:{uuid.uuid4().hex[:8]}:live:"
+    a, b = RedisLiveBus(REDIS, prefix=prefix), RedisLiveBus(REDIS, prefix=prefix)
+    await a.start()
+    await b.start()
+
+    def entry(text: str) -> MemoryEntry:
+        return MemoryEntry(
+            role="user", content=text, id=uuid.uuid4().hex, session_id="s", user_id="u",
+            timestamp=datetime.now(UTC), seq=1,
+        )  # fmt: skip
+
+    def sessions_subscribed(bus: RedisLiveBus) -> set[bytes]:
+        return {c for c in bus._pubsub.channels if not c.startswith(f"{prefix}~".encode())}
+
+    try:
+        b.publish("s", "entry", entry("nobody listens"))
+        while not b._outbox.empty():  # published before anyone listens on a
+            await asyncio.sleep(0.01)
+        await asyncio.sleep(0.2)
+        assert sessions_subscribed(a) == set()
+        async with a.subscribe("s") as first:
+            assert sessions_subscribed(a) == {f"{prefix}s".encode()}
+            async with a.subscribe("s") as second:
+                b.publish("s", "entry", entry("both hear it"))
+                for queue in (first, second):
+                    message = await asyncio.wait_for(queue.get(), 5)
+                    assert message is not None and message.item.content == "both hear it"
+            assert sessions_subscribed(a) == {f"{prefix}s".encode()}  # first still listens
+            b.publish("s", "entry", entry("first only"))
+            message = await asyncio.wait_for(first.get(), 5)
+            assert message is not None and message.item.content == "first only"
+        for _ in range(200):  # Redis confirms the unsubscribe asynchronously
+            if not sessions_subscribed(a):
+                break
+            await asyncio.sleep(0.01)
+        assert sessions_subscribed(a) == set()
+    finally:
+        await a.aclose()
+        await b.aclose()

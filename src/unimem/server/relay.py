@@ -3,14 +3,18 @@
 With ``UNIMEM_REDIS_URL`` set, each worker replaces its service's in-process
 :class:`~unimem.live.LiveBus` with a :class:`RedisLiveBus`: a stored entry or
 event is delivered to this worker's listeners at once and published on the
-channel ``<prefix><session_id>``; every worker pattern-subscribes to
-``<prefix>*`` and hands messages from other workers to its own listeners
-(messages carry the sender's id, so nothing is delivered twice). A worker
-decodes a message only when it has a listener for that session.
+channel ``<prefix><session_id>``. A worker subscribes to a session's channel
+while it has listeners of that session (and leaves it with the last one), so
+it receives only messages somebody on it is waiting for: nothing for the
+sessions it merely writes, and work per message grows with the listeners,
+not with the number of workers. Messages carry the sender's id, so a worker
+with listeners of its own never delivers its own messages twice.
 
-Channels are not keys (pub/sub has its own namespace), so they are named here
-rather than in :mod:`unimem.stores.keys`. Pub/sub is at-most-once: a client
-that reconnects reads what it missed from ``/history``.
+A listener counts as subscribed (the socket's ``ready``) once Redis confirmed
+the subscription, so nothing published after ``ready`` is missed. Channels are
+not keys (pub/sub has its own namespace), so they are named here rather than
+in :mod:`unimem.stores.keys`. Pub/sub is at-most-once: a client that
+reconnects reads what it missed from ``/history``.
 """
 
 from __future__ import annotations
@@ -19,13 +23,15 @@ import asyncio
 import contextlib
 import logging
 import uuid
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any, Literal
 
 import redis.asyncio as aioredis
 from redis.exceptions import RedisError
 
 from ..errors import UnimemError
-from ..live import LiveBus
+from ..live import LiveBus, LiveMessage
 from ..models import MemoryEntry, MemoryEvent, entry_from_json, event_from_json
 
 __all__ = ["DEFAULT_CHANNEL_PREFIX", "RedisLiveBus"]
@@ -33,6 +39,8 @@ __all__ = ["DEFAULT_CHANNEL_PREFIX", "RedisLiveBus"]
 log = logging.getLogger("unimem.server")
 
 DEFAULT_CHANNEL_PREFIX = "unimem:live:"
+#: Seconds a new listener waits for Redis to confirm its channel subscription.
+JOIN_TIMEOUT = 2.0
 
 
 class RedisLiveBus(LiveBus):
@@ -46,6 +54,10 @@ class RedisLiveBus(LiveBus):
         self._outbox: asyncio.Queue[tuple[str, bytes]] = asyncio.Queue(10_000)
         self._tasks: list[asyncio.Task[None]] = []
         self._redis: Any = None
+        self._pubsub: Any = None
+        #: channels Redis confirmed, and subscriptions sent but not yet confirmed
+        self._joined: set[bytes] = set()
+        self._joining: dict[bytes, asyncio.Future[None]] = {}
 
     async def start(self) -> None:
         """Connect, subscribe and start relaying.
@@ -54,8 +66,11 @@ class RedisLiveBus(LiveBus):
             RedisError, OSError: Redis cannot be reached.
         """
         self._redis = aioredis.Redis.from_url(self._url)
-        pubsub = self._redis.pubsub(ignore_subscribe_messages=True)
-        await pubsub.psubscribe(self._prefix + "*")
+        pubsub = self._redis.pubsub()
+        # a channel of this worker's own keeps the connection subscribed (and
+        # readable) while no session has listeners here
+        await pubsub.subscribe(self._prefix + "~worker:" + self._origin.decode())
+        self._pubsub = pubsub
         self._tasks = [
             asyncio.create_task(self._send(), name="unimem-live-publish"),
             asyncio.create_task(self._receive(pubsub), name="unimem-live-subscribe"),
@@ -69,6 +84,12 @@ class RedisLiveBus(LiveBus):
             with contextlib.suppress(asyncio.CancelledError, RedisError, OSError):
                 await task
         self._tasks = []
+        for waiting in self._joining.values():
+            if not waiting.done():
+                waiting.set_result(None)
+        self._joining.clear()
+        self._joined.clear()
+        self._pubsub = None
         if self._redis is not None:
             await self._redis.aclose()
             self._redis = None
@@ -83,6 +104,49 @@ class RedisLiveBus(LiveBus):
             self._outbox.put_nowait((self._prefix + session_id, body))
         except asyncio.QueueFull:
             log.warning("live relay outbox full; a message reached this worker only")
+
+    @asynccontextmanager
+    async def subscribe(self, session_id: str) -> AsyncIterator[asyncio.Queue[LiveMessage | None]]:
+        """A queue of the session's messages from every worker; returns once Redis
+        confirmed this worker's subscription to the session's channel."""
+        channel = (self._prefix + session_id).encode()
+        async with super().subscribe(session_id) as queue:
+            try:
+                await self._join(channel)
+                yield queue
+            finally:
+                if self.subscribers(session_id) <= 1:  # the last one leaves
+                    await self._leave(channel)
+
+    async def _join(self, channel: bytes) -> None:
+        if self._pubsub is None or channel in self._joined:
+            return
+        waiting = self._joining.get(channel)
+        if waiting is None:
+            waiting = self._joining[channel] = asyncio.get_running_loop().create_future()
+            try:
+                await self._pubsub.subscribe(channel)
+            except (RedisError, OSError) as exc:
+                log.warning("live relay could not subscribe: %s", type(exc).__name__)
+                self._joining.pop(channel, None)
+                waiting.set_result(None)
+                return
+        try:
+            await asyncio.wait_for(asyncio.shield(waiting), JOIN_TIMEOUT)
+        except TimeoutError:
+            log.warning("live relay subscription not confirmed in %.0f s", JOIN_TIMEOUT)
+
+    async def _leave(self, channel: bytes) -> None:
+        self._joined.discard(channel)
+        waiting = self._joining.pop(channel, None)
+        if waiting is not None and not waiting.done():
+            waiting.set_result(None)
+        if self._pubsub is None:
+            return
+        try:
+            await self._pubsub.unsubscribe(channel)
+        except (RedisError, OSError) as exc:
+            log.warning("live relay could not unsubscribe: %s", type(exc).__name__)
 
     async def _send(self) -> None:
         while True:
@@ -104,6 +168,16 @@ class RedisLiveBus(LiveBus):
                 self._deliver(message)
 
     def _deliver(self, message: dict[str, Any]) -> None:
+        kind_of = message.get("type")
+        if kind_of == "subscribe":
+            channel = message.get("channel", b"")
+            self._joined.add(channel)
+            waiting = self._joining.pop(channel, None)
+            if waiting is not None and not waiting.done():
+                waiting.set_result(None)
+            return
+        if kind_of != "message":
+            return
         channel = message.get("channel", b"")
         session_id = (channel.decode() if isinstance(channel, bytes) else str(channel))[
             len(self._prefix) :
