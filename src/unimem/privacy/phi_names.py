@@ -62,6 +62,10 @@ _LONGEST: dict[str, int] = {}
 for _key in _KINDS:
     _LONGEST[_key[0]] = max(_LONGEST.get(_key[0], 0), len(_key))
 _CUE_FIRST = frozenset(_LONGEST)
+#: The second words of the cues of two words or more, by first word.
+_SECOND: dict[str, frozenset[str]] = {
+    first: frozenset(k[1] for k in _KINDS if len(k) > 1 and k[0] == first) for first in _LONGEST
+}
 _ARABIC_RE = re.compile("[\u0600-\u06ff]")
 _TITLE_WORDS = frozenset(k[0] for k, kind in _KINDS.items() if kind == "title")
 _PARTICLES = frozenset(words("de del la van von der bin ben al el da di du le"))
@@ -238,7 +242,10 @@ def find_names(doc: Doc) -> None:
         i = at
         kind = None
         size = 0
-        for size in range(min(_LONGEST.get(lows[i], 0), n - i), 0, -1):
+        top = min(_LONGEST[lows[i]], n - i)
+        if top > 1 and lows[i + 1] not in _SECOND[lows[i]]:
+            top = 1  # no longer cue starts with these two words
+        for size in range(top, 0, -1):
             kind = _KINDS.get(tuple(lows[i : i + size]))
             if kind is not None:
                 break

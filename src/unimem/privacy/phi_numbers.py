@@ -62,6 +62,10 @@ _LONGEST: dict[str, int] = {}
 for _key in _CUES:
     _LONGEST[_key[0]] = max(_LONGEST.get(_key[0], 0), len(_key))
 _CUE_FIRST = frozenset(_LONGEST)
+#: The second words of the cues of two words or more, by first word.
+_SECOND: dict[str, frozenset[str]] = {
+    first: frozenset(k[1] for k in _CUES if len(k) > 1 and k[0] == first) for first in _LONGEST
+}
 _ASCII_LETTERS = frozenset("abcdefghijklmnopqrstuvwxyz")
 #: Where a token of ASCII letters and digits has one next to the other.
 _LETTER_DIGIT_RE = re.compile(r"[a-z][0-9]|[0-9][a-z]")
@@ -103,7 +107,10 @@ def _cue_map(doc: Doc) -> tuple[dict[int, str], set[int]]:
         if at < i:
             continue
         i = at
-        for size in range(min(_LONGEST[lows[i]], n - i), 0, -1):
+        top = min(_LONGEST[lows[i]], n - i)
+        if top > 1 and lows[i + 1] not in _SECOND[lows[i]]:
+            top = 1  # no longer cue starts with these two words
+        for size in range(top, 0, -1):
             key = tuple(lows[i : i + size])
             type_ = _CUES.get(key)
             if type_ is not None and (size > 1 or len(key[0]) > 1 or key[0] == "#"):
