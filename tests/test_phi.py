@@ -284,3 +284,18 @@ def test_sentence_punctuation_is_not_a_spoken_dot():
 )
 def test_numbers_read_in_groups_only_join_after_a_cue(text, expected):
     assert found(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text", ["take 2x1/2 tablet", "x3/4 of the pill", "a12/25 born", "dose 1x1/2 at night"]
+)
+def test_a_fraction_inside_a_word_is_not_a_date_and_never_an_error(text: str):
+    assert [f.type for f in detect_phi(text)] == []
+
+
+async def test_a_dose_written_inside_a_word_is_stored():
+    from unimem import MemoryEntry, UnifiedMemoryService
+
+    memory = UnifiedMemoryService()
+    stored = await memory.add_entry("s", MemoryEntry(role="user", content="take 2x1/2 tablet"))
+    assert stored.content == "take 2x1/2 tablet" and not stored.phi_detected

@@ -112,8 +112,11 @@ def _numeric_dates(doc: Doc) -> None:
         a, b = int(m.group(1)), int(m.group(2))
         if not ((1 <= a <= 12 and 1 <= b <= 31) or (1 <= b <= 12 and 1 <= a <= 31)):
             continue
-        # as before, StopIteration when no token starts there ("a12/25")
-        first = next(k for k, start in enumerate(doc.starts) if start == m.start())
+        # inside a word ("2x1/2 tablet", "a12/25"): no token starts there, so
+        # no cue can precede it; not a date
+        first = next((k for k, start in enumerate(doc.starts) if start == m.start()), None)
+        if first is None:
+            continue
         if any(doc.low(k) in _DATE_CUES for k in range(first - 4, first)):
             doc.claim_chars("DATE", m.start(), m.end(), 0.8)
 
