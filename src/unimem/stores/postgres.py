@@ -95,7 +95,8 @@ _WRITE_TAIL = """
     RETURNING 1
 )
 SELECT (SELECT count(*) FROM s),
-       CASE WHEN $17::bool THEN (SELECT data::text FROM settings WHERE user_id = $2) END
+       CASE WHEN $17::bool AND NOT EXISTS (SELECT 1 FROM s)
+            THEN (SELECT data::text FROM settings WHERE user_id = $2) END
 """
 _WRITE_NEW = (
     """
