@@ -425,7 +425,22 @@ class PostgresStore(LaterLayersMixin):
         return (await self.append_event_with_state(event))[0]
 
     async def append_event_with_state(self, event: MemoryEvent) -> tuple[MemoryEvent, SessionInfo]:
-        """:meth:`append_event`, also returning the session state it produced."""
+        """:meth:`append_event`, also returning the session state it produced.
+
+        Like an entry: one statement planned from the cached state (CAS on the
+        session's version); the locked path when another process wrote since.
+        """
+        async with self._serial(event.session_id):
+            cached = self._states.get(event.session_id)
+            if cached is not None:
+                new_state, stored = plan_event(cached.state, event)
+                async with self._conn() as conn:
+                    try:
+                        if await self._write(conn, new_state, cached.version, None, [stored]):
+                            self._remember(new_state, cached.version + 1)
+                            return stored, new_state
+                    except asyncpg.UniqueViolationError:
+                        pass  # a stale cache: settle it under the row lock
 
         def change(state: SessionInfo | None) -> tuple[SessionInfo, MemoryEvent, MemoryEvent]:
             new_state, stored = plan_event(state, event)
