@@ -18,6 +18,23 @@ def user(content: str, **kw: Any) -> MemoryEntry:
     return MemoryEntry(role="user", content=content, language="en", **kw)
 
 
+async def test_the_phi_event_commits_with_its_entry(service: UnifiedMemoryService):
+    """One transaction: the phi_detected event comes right after the entry's own
+    events, names the entry's seq, and a retried entry adds none."""
+    await service.add_entry("s1", user("hello there", mode="text"), user_id="u1")
+    entry = user(SPOKEN, mode="voice", id="0190a000-0000-7000-8000-0000000000e1")
+    stored = await service.add_entry("s1", entry, user_id="u1")
+    again = await service.add_entry("s1", entry, user_id="u1")
+    assert again.seq == stored.seq == 2
+    events = await service.get_events("s1", limit=10, user_id="u1")
+    assert [e.event_type for e in events] == ["mode_switch", "phi_detected"]
+    phi = events[-1]
+    assert (phi["entry_id"], phi["entry_seq"]) == (stored.id, stored.seq)
+    assert phi.seq == events[0].seq + 1
+    later = await service.add_entry("s1", user(TYPED), user_id="u1")
+    assert later.content.startswith("this is [PERSON_1]")  # the tokens carried over
+
+
 async def test_spoken_and_typed_phi_is_redacted_consistently(service: UnifiedMemoryService):
     first = await service.add_entry("s1", user(SPOKEN, mode="voice"), user_id="u1")
     second = await service.add_entry("s1", user(TYPED), user_id="u1")

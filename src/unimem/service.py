@@ -284,9 +284,14 @@ class UnifiedMemoryService(SessionReads, PrivacyOperations, ContextOperations):
                     known = await self.write_settings.load(store, owner)
                     continue
                 return write.entry
+            # the phi_detected event (types and counts) commits with the entry
+            phi_event = self._phi_event(write.phi, write.tokens, write.entry)
             try:
                 result = await store.append_entry(
-                    write.entry, trigger=trigger_value, settings_guard=known.guard
+                    write.entry,
+                    trigger=trigger_value,
+                    settings_guard=known.guard,
+                    events_after=(phi_event,) if phi_event is not None else (),
                 )
             except SettingsChanged as changed:
                 known = self.write_settings.changed(owner, changed.current)
@@ -303,7 +308,8 @@ class UnifiedMemoryService(SessionReads, PrivacyOperations, ContextOperations):
             self.live.publish(session_id, "entry", live)
             for event in result.events:
                 self.live.publish(session_id, "event", event)
-            await self._record_phi(write.phi, write.tokens, result.entry)
+            if phi_event is not None and write.tokens is not None:
+                self.privacy.recorded(session_id, write.tokens, phi_event.seq)
         return result.entry
 
     async def add_event(

@@ -131,9 +131,13 @@ class EncryptedStore:
         *,
         trigger: str | None = None,
         settings_guard: SettingsGuard | None = None,
+        events_after: Sequence[MemoryEvent] = (),
     ) -> AppendResult:
         result = await self.inner.append_entry(
-            self._seal_entry(entry), trigger=trigger, settings_guard=settings_guard
+            self._seal_entry(entry),
+            trigger=trigger,
+            settings_guard=settings_guard,
+            events_after=events_after,
         )
         result.entry = self._open_entry(result.entry)
         return result

@@ -112,6 +112,23 @@ class PrivacyOperations:
             settings = await self._settings_of(entry.user_id)
         return await self.privacy.entry(entry, settings, store)
 
+    def _phi_event(
+        self, tally: PhiTally, tokens: SessionTokens | None, entry: MemoryEntry
+    ) -> MemoryEvent | None:
+        """The ``phi_detected`` event of an entry about to be stored (``None``: no
+        PHI), to store in the entry's own transaction; its ``entry_seq`` is filled
+        by the store's plan."""
+        if not tally.total:
+            return None
+        return MemoryEvent(
+            id=new_id(),
+            session_id=entry.session_id,
+            user_id=entry.user_id,
+            event_type=EventType.PHI_DETECTED,
+            timestamp=entry.timestamp or utcnow(),
+            data=tally.event_data(tokens, entry_id=entry.id, entry_seq=None),
+        )
+
     async def _record_phi(
         self, tally: PhiTally, tokens: SessionTokens | None, item: MemoryEntry | MemoryEvent
     ) -> None:

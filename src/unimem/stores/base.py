@@ -117,11 +117,14 @@ class DurableStore(Protocol):
         *,
         trigger: str | None = None,
         settings_guard: SettingsGuard | None = None,
+        events_after: Sequence[MemoryEvent] = (),
     ) -> AppendResult:
         """Store ``entry`` (id, user, timestamp filled) atomically with the events it causes.
 
         With ``settings_guard``, raises :class:`SettingsChanged` (nothing stored)
-        unless the owner's stored settings still match it.
+        unless the owner's stored settings still match it. ``events_after`` are
+        stored in the same transaction, after the entry's own events (see
+        :func:`plan_entry`); a retried entry stores none of them.
 
         Assigns ``seq``. An entry whose ``id`` is already stored in the session is
         not stored again: the stored one is returned with ``created=False``.
@@ -283,6 +286,7 @@ def plan_entry(
     entry: MemoryEntry,
     *,
     trigger: str | None = None,
+    events_after: Sequence[MemoryEvent] = (),
 ) -> tuple[SessionInfo, MemoryEntry, list[MemoryEvent]]:
     """Apply one entry to a session's state.
 
@@ -298,6 +302,9 @@ def plan_entry(
     The first entry of a session sets the mode and language without an event;
     an entry without a language takes the session's.
     Assistant and system entries follow the session and never switch it.
+    ``events_after`` (events about this entry, e.g. its ``phi_detected``) come
+    after the entry's own events; one whose ``data["entry_id"]`` is the entry's
+    id gets ``data["entry_seq"]``.
     """
     assert entry.timestamp is not None
     now = entry.timestamp
@@ -373,6 +380,10 @@ def plan_entry(
             "language": entry.language or language,
         }
     )
+    for event in events_after:
+        if event.data.get("entry_id") == entry.id:
+            event.data["entry_seq"] = seq
+        events.append(event)
     new_state = number_events(new_state, events)
     return new_state, stored, events
 

@@ -170,9 +170,10 @@ class LayeredStore:
         *,
         trigger: str | None = None,
         settings_guard: SettingsGuard | None = None,
+        events_after: Sequence[MemoryEvent] = (),
     ) -> AppendResult:
         result = await self.durable.append_entry(
-            entry, trigger=trigger, settings_guard=settings_guard
+            entry, trigger=trigger, settings_guard=settings_guard, events_after=events_after
         )
         state = result.session
         if not result.created or state is None:

@@ -89,6 +89,7 @@ class InMemoryStore:
         *,
         trigger: str | None = None,
         settings_guard: SettingsGuard | None = None,
+        events_after: Sequence[MemoryEvent] = (),
     ) -> AppendResult:
         if settings_guard is not None:
             stored_settings = self._settings.get(entry.user_id)
@@ -101,7 +102,7 @@ class InMemoryStore:
             if existing is not None and existing.user_id == entry.user_id:
                 return AppendResult(existing, [], created=False, session=session.state)
         state, stored, events = plan_entry(
-            session.state if session else None, entry, trigger=trigger
+            session.state if session else None, entry, trigger=trigger, events_after=events_after
         )
         if session is None:
             session = self._sessions[entry.session_id] = _Session(state)

@@ -360,11 +360,14 @@ class PostgresStore(LaterLayersMixin):
         *,
         trigger: str | None = None,
         settings_guard: SettingsGuard | None = None,
+        events_after: Sequence[MemoryEvent] = (),
     ) -> AppendResult:
         async with self._serial(entry.session_id), self._conn() as conn:
             cached = self._states.get(entry.session_id)
             if cached is not None:
-                state, stored, events = plan_entry(cached.state, entry, trigger=trigger)
+                state, stored, events = plan_entry(
+                    cached.state, entry, trigger=trigger, events_after=events_after
+                )
                 text = stored.model_dump_json()
                 try:
                     written = await self._write(
@@ -375,7 +378,7 @@ class PostgresStore(LaterLayersMixin):
                         return AppendResult(stored, events, True, state, text)
                 except asyncpg.UniqueViolationError:
                     pass  # a retried id (or a stale cache): settle it under the lock
-            return await self._append_locked(conn, entry, trigger, settings_guard)
+            return await self._append_locked(conn, entry, trigger, settings_guard, events_after)
 
     async def _append_locked(
         self,
@@ -383,6 +386,7 @@ class PostgresStore(LaterLayersMixin):
         entry: MemoryEntry,
         trigger: str | None,
         guard: SettingsGuard | None = None,
+        events_after: Sequence[MemoryEvent] = (),
     ) -> AppendResult:
         for _ in range(3):
             async with conn.transaction():
@@ -395,7 +399,9 @@ class PostgresStore(LaterLayersMixin):
                     assert state is not None
                     self._remember(state, version)
                     return AppendResult(entry_from_json(row[2]), [], created=False, session=state)
-                new_state, stored, events = plan_entry(state, entry, trigger=trigger)
+                new_state, stored, events = plan_entry(
+                    state, entry, trigger=trigger, events_after=events_after
+                )
                 text = stored.model_dump_json()
                 if await self._write(conn, new_state, version, stored, events, guard, text):
                     self._remember(new_state, version + 1)

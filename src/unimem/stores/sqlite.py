@@ -11,7 +11,7 @@ through ``durable_fsync=True`` for that).
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
@@ -291,6 +291,7 @@ class SQLiteStore(SQLiteLayers):
         *,
         trigger: str | None = None,
         settings_guard: SettingsGuard | None = None,
+        events_after: Sequence[MemoryEvent] = (),
     ) -> AppendResult:
         with self._tx() as cur:
             if settings_guard is not None:
@@ -309,7 +310,9 @@ class SQLiteStore(SQLiteLayers):
                 if row is not None and row[1] == entry.user_id:
                     existing = entry_from_json(row[0])
                     return AppendResult(existing, [], created=False, session=state)
-            state, stored, events = plan_entry(state, entry, trigger=trigger)
+            state, stored, events = plan_entry(
+                state, entry, trigger=trigger, events_after=events_after
+            )
             cur.execute(
                 "INSERT INTO entries (session_id, seq, id, user_id, ts_us, data) "
                 "VALUES (?, ?, ?, ?, ?, ?)",
