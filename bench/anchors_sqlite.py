@@ -57,9 +57,13 @@ async def run(args: argparse.Namespace, tmp: Path) -> dict[str, dict[str, float]
     memory = UnifiedMemoryService(SQLiteStore(tmp / "unimem.db"))
     await memory.setup()
     closers.append(memory.aclose)
+    # as the Redis + PostgreSQL table's "unimem service" row: a voice turn that
+    # carries the language speech-to-text identified; the read is the last 10
+    # with the owner check (get_history)
+    entry = {"role": "user", "content": MESSAGE, "language": "en", "detected_language": "en"}
     subjects["unimem service (SQLite)"] = (
-        lambda: memory.add_entry("s", MemoryEntry(role="user", content=MESSAGE, language="en")),
-        lambda: memory.get_context("s", max_messages=10),
+        lambda: memory.add_entry("s", MemoryEntry(**entry), "bench"),
+        lambda: memory.get_history("s", max_messages=10, user_id="bench"),
     )
 
     floor = sqlite3.connect(tmp / "floor.db", isolation_level=None)
