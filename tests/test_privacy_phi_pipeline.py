@@ -18,6 +18,22 @@ def user(content: str, **kw: Any) -> MemoryEntry:
     return MemoryEntry(role="user", content=content, language="en", **kw)
 
 
+async def test_two_processes_never_give_one_token_to_two_people(service: UnifiedMemoryService):
+    """Each process keeps the session's token map between writes; the store
+    confirms it inside the write, so a map another process has since extended
+    is read again instead of handing out a number already taken."""
+    other = UnifiedMemoryService(service.store)  # another process, same store
+    other.privacy.token_key = service.privacy.token_key  # as UNIMEM_ENCRYPTION_KEYS gives
+    a1 = await service.add_entry("s1", user("my name is John Carter"), user_id="u1")
+    b1 = await other.add_entry("s1", user("my wife Anna Becker will call"), user_id="u1")
+    a2 = await service.add_entry("s1", user("my daughter Maria Lopez drives me"), user_id="u1")
+    b2 = await other.add_entry("s1", user("my name is John Carter"), user_id="u1")
+    assert a1.content == "my name is [PERSON_1]"
+    assert b1.content == "my wife [PERSON_2] will call"
+    assert a2.content == "my daughter [PERSON_3] drives me"
+    assert b2.content == "my name is [PERSON_1]"
+
+
 async def test_the_phi_event_commits_with_its_entry(service: UnifiedMemoryService):
     """One transaction: the phi_detected event comes right after the entry's own
     events, names the entry's seq, and a retried entry adds none."""

@@ -44,7 +44,7 @@ from .privacy.service_ops import POLICY_ACTOR, PrivacyOperations
 from .privacy.write_settings import WriteSettings
 from .reads import SessionReads
 from .stores import DurableStore, InMemoryStore, durable_store_from_url
-from .stores.base import SettingsChanged
+from .stores.base import SettingsChanged, TokensChanged
 from .stores.layered import layered_store_from_urls
 from .validation import check_content_size, check_id
 
@@ -292,9 +292,13 @@ class UnifiedMemoryService(SessionReads, PrivacyOperations, ContextOperations):
                     trigger=trigger_value,
                     settings_guard=known.guard,
                     events_after=(phi_event,) if phi_event is not None else (),
+                    phi_guard=write.phi_guard,
                 )
             except SettingsChanged as changed:
                 known = self.write_settings.changed(owner, changed.current)
+                continue
+            except TokensChanged:  # another process recorded PHI here: read its map
+                self.privacy.forget([session_id])
                 continue
             break
         else:

@@ -32,6 +32,7 @@ from ..stores.base import (
     ContextSnapshot,
     DeleteScope,
     DurableStore,
+    PhiGuard,
     SettingsGuard,
 )
 from .crypto import PREFIX, Keyring
@@ -132,12 +133,14 @@ class EncryptedStore:
         trigger: str | None = None,
         settings_guard: SettingsGuard | None = None,
         events_after: Sequence[MemoryEvent] = (),
+        phi_guard: PhiGuard | None = None,
     ) -> AppendResult:
         result = await self.inner.append_entry(
             self._seal_entry(entry),
             trigger=trigger,
             settings_guard=settings_guard,
             events_after=events_after,
+            phi_guard=phi_guard,
         )
         result.entry = self._open_entry(result.entry)
         return result

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..models import MemoryEntry, MemorySettings, Mode, Role
-from ..stores.base import DurableStore
+from ..stores.base import DurableStore, PhiGuard
 from .pseudonyms import SessionTokens
 
 __all__ = [
@@ -109,6 +109,8 @@ class EntryWrite:
     live: MemoryEntry | None = None
     phi: PhiTally = field(default_factory=PhiTally)
     tokens: SessionTokens | None = None
+    #: the token map's version the store must confirm (when tokens were used)
+    phi_guard: PhiGuard | None = None
 
 
 def _degrade(entry: MemoryEntry, degradation: str, **update: Any) -> MemoryEntry:
@@ -246,6 +248,19 @@ class PrivacyPipeline:
         self._keep(session_id, last_seq, tokens)
         return tokens
 
+    async def _entry_tokens(
+        self, store: DurableStore, session_id: str
+    ) -> tuple[SessionTokens, PhiGuard]:
+        """The session's tokens for a new entry: the map this process kept, unread
+        (the store confirms it with the guard when the entry is written, see
+        :class:`~unimem.stores.base.PhiGuard`), else the map read from the store."""
+        cached = self._tokens.get(session_id)
+        if cached is not None:
+            self._tokens.move_to_end(session_id)
+            return cached[1], PhiGuard(cached[0])
+        tokens = await self.session_tokens(store, session_id)
+        return tokens, PhiGuard(self._tokens[session_id][0])
+
     def _keep(self, session_id: str, seq: int | None, tokens: SessionTokens) -> None:
         self._tokens[session_id] = (seq, tokens)
         self._tokens.move_to_end(session_id)
@@ -289,7 +304,7 @@ class PrivacyPipeline:
         sources_found = self._scan(entry.sources, detect, language)
         if not content_spans and not any(passage_spans) and not sources_found:
             return write
-        tokens = await self.session_tokens(store, entry.session_id)
+        tokens, write.phi_guard = await self._entry_tokens(store, entry.session_id)
         tally = write.phi
         for _, _, kind in content_spans:
             tally.add(kind, "content")

@@ -87,6 +87,27 @@ class SettingsChanged(Exception):
         self.current = current
 
 
+@dataclass(frozen=True, slots=True)
+class PhiGuard:
+    """The session's PHI token map an entry was redacted with: ``last_seq`` is the
+    ``seq`` of the session's last ``phi_detected`` event the map includes
+    (``None``: none). An append given a guard commits only if that is still the
+    session's last one (checked inside the write's transaction); otherwise it
+    raises :class:`TokensChanged` and stores nothing, so two processes never
+    hand out the same token number for different values."""
+
+    last_seq: int | None
+
+
+class TokensChanged(Exception):
+    """An append's :class:`PhiGuard` no longer matched (another process recorded
+    PHI in the session meanwhile); nothing was stored. Internal to the service,
+    which redacts the entry again with the current map."""
+
+    def __init__(self) -> None:
+        super().__init__("the session's PHI tokens changed while the entry was prepared")
+
+
 @dataclass(slots=True)
 class ContextSnapshot:
     """Everything ``get_context`` needs from a store, fetched together."""
@@ -118,13 +139,16 @@ class DurableStore(Protocol):
         trigger: str | None = None,
         settings_guard: SettingsGuard | None = None,
         events_after: Sequence[MemoryEvent] = (),
+        phi_guard: PhiGuard | None = None,
     ) -> AppendResult:
         """Store ``entry`` (id, user, timestamp filled) atomically with the events it causes.
 
         With ``settings_guard``, raises :class:`SettingsChanged` (nothing stored)
         unless the owner's stored settings still match it. ``events_after`` are
         stored in the same transaction, after the entry's own events (see
-        :func:`plan_entry`); a retried entry stores none of them.
+        :func:`plan_entry`); a retried entry stores none of them. With
+        ``phi_guard``, raises :class:`TokensChanged` (nothing stored) unless the
+        session's last ``phi_detected`` event is still the one it names.
 
         Assigns ``seq``. An entry whose ``id`` is already stored in the session is
         not stored again: the stored one is returned with ``created=False``.

@@ -43,6 +43,7 @@ from .base import (
     ContextSnapshot,
     DeleteScope,
     DurableStore,
+    PhiGuard,
     SettingsGuard,
 )
 from .redis import (
@@ -171,9 +172,14 @@ class LayeredStore:
         trigger: str | None = None,
         settings_guard: SettingsGuard | None = None,
         events_after: Sequence[MemoryEvent] = (),
+        phi_guard: PhiGuard | None = None,
     ) -> AppendResult:
         result = await self.durable.append_entry(
-            entry, trigger=trigger, settings_guard=settings_guard, events_after=events_after
+            entry,
+            trigger=trigger,
+            settings_guard=settings_guard,
+            events_after=events_after,
+            phi_guard=phi_guard,
         )
         state = result.session
         if not result.created or state is None:

@@ -22,8 +22,10 @@ from .base import (
     AppendResult,
     ContextSnapshot,
     DeleteScope,
+    PhiGuard,
     SettingsChanged,
     SettingsGuard,
+    TokensChanged,
     apply_entry_changes,
     plan_close,
     plan_entry,
@@ -90,6 +92,7 @@ class InMemoryStore:
         trigger: str | None = None,
         settings_guard: SettingsGuard | None = None,
         events_after: Sequence[MemoryEvent] = (),
+        phi_guard: PhiGuard | None = None,
     ) -> AppendResult:
         if settings_guard is not None:
             stored_settings = self._settings.get(entry.user_id)
@@ -97,6 +100,12 @@ class InMemoryStore:
             if current != settings_guard.text:
                 raise SettingsChanged(current)
         session = self._sessions.get(entry.session_id)
+        if phi_guard is not None:
+            seqs = (
+                [e.seq for e in session.events if e.event_type == "phi_detected"] if session else []
+            )
+            if (max(s for s in seqs if s is not None) if seqs else None) != phi_guard.last_seq:
+                raise TokensChanged()
         if session is not None:
             existing = session.by_id.get(entry.id)
             if existing is not None and existing.user_id == entry.user_id:

@@ -43,8 +43,10 @@ from ..models import (
 from .base import (
     AppendResult,
     ContextSnapshot,
+    PhiGuard,
     SettingsChanged,
     SettingsGuard,
+    TokensChanged,
     plan_close,
     plan_entry,
     plan_event,
@@ -78,12 +80,19 @@ FROM sessions s WHERE s.session_id = $1
 # $1 session, $2 user, $3 new version, $4 last active, $5 state json, $6 expected version,
 # $7 seq, $8 entry id, $9 entry ts, $10 entry json, $11..$15 event columns, $16 the
 # settings JSON the entry was prepared under, $17 whether to hold the write to it
-# (see SettingsGuard): the session row is written only if both versions match.
+# (see SettingsGuard), $18 whether to hold it to the session's last phi_detected
+# event being $19 (see PhiGuard): the session row is written only if all match.
+_LAST_PHI = (
+    "(SELECT max(ph.seq) FROM events ph WHERE ph.session_id = $1 "
+    "AND ph.event_type = 'phi_detected')"
+)
 _GUARD = (
     "AND ($17::bool IS NOT TRUE OR (SELECT st.data::text FROM settings st "
-    "WHERE st.user_id = $2) IS NOT DISTINCT FROM $16::text)"
+    "WHERE st.user_id = $2) IS NOT DISTINCT FROM $16::text) "
+    f"AND ($18::bool IS NOT TRUE OR {_LAST_PHI} IS NOT DISTINCT FROM $19::bigint)"
 )
-_WRITE_TAIL = """
+_WRITE_TAIL = (
+    """
 , e AS (
     INSERT INTO entries (session_id, seq, id, user_id, ts, data)
     SELECT $1, $7, $8, $2, $9, $10::json FROM s WHERE $7::bigint IS NOT NULL RETURNING 1
@@ -96,8 +105,12 @@ _WRITE_TAIL = """
 )
 SELECT (SELECT count(*) FROM s),
        CASE WHEN $17::bool AND NOT EXISTS (SELECT 1 FROM s)
-            THEN (SELECT data::text FROM settings WHERE user_id = $2) END
+            THEN (SELECT data::text FROM settings WHERE user_id = $2) END,
+       CASE WHEN $18::bool AND NOT EXISTS (SELECT 1 FROM s) THEN """
+    + _LAST_PHI
+    + """ END
 """
+)
 _WRITE_NEW = (
     """
 WITH s AS (
@@ -319,6 +332,7 @@ class PostgresStore(LaterLayersMixin):
         events: list[MemoryEvent],
         guard: SettingsGuard | None = None,
         entry_json: str | None = None,
+        phi_guard: PhiGuard | None = None,
     ) -> bool:
         """One statement; whether it wrote (``False``: the session's version moved).
 
@@ -346,12 +360,16 @@ class PostgresStore(LaterLayersMixin):
             [e.model_dump_json() for e in events],
             guard.text if guard is not None else None,
             guard is not None,
+            phi_guard is not None,
+            phi_guard.last_seq if phi_guard is not None else None,
         )
         assert row is not None
         if row[0]:
             return True
         if guard is not None and row[1] != guard.text:
             raise SettingsChanged(row[1])
+        if phi_guard is not None and row[2] != phi_guard.last_seq:
+            raise TokensChanged()
         return False
 
     async def append_entry(
@@ -361,6 +379,7 @@ class PostgresStore(LaterLayersMixin):
         trigger: str | None = None,
         settings_guard: SettingsGuard | None = None,
         events_after: Sequence[MemoryEvent] = (),
+        phi_guard: PhiGuard | None = None,
     ) -> AppendResult:
         async with self._serial(entry.session_id), self._conn() as conn:
             cached = self._states.get(entry.session_id)
@@ -371,14 +390,16 @@ class PostgresStore(LaterLayersMixin):
                 text = stored.model_dump_json()
                 try:
                     written = await self._write(
-                        conn, state, cached.version, stored, events, settings_guard, text
+                        conn, state, cached.version, stored, events, settings_guard, text, phi_guard
                     )
                     if written:
                         self._remember(state, cached.version + 1)
                         return AppendResult(stored, events, True, state, text)
                 except asyncpg.UniqueViolationError:
                     pass  # a retried id (or a stale cache): settle it under the lock
-            return await self._append_locked(conn, entry, trigger, settings_guard, events_after)
+            return await self._append_locked(
+                conn, entry, trigger, settings_guard, events_after, phi_guard
+            )
 
     async def _append_locked(
         self,
@@ -387,6 +408,7 @@ class PostgresStore(LaterLayersMixin):
         trigger: str | None,
         guard: SettingsGuard | None = None,
         events_after: Sequence[MemoryEvent] = (),
+        phi_guard: PhiGuard | None = None,
     ) -> AppendResult:
         for _ in range(3):
             async with conn.transaction():
@@ -403,7 +425,9 @@ class PostgresStore(LaterLayersMixin):
                     state, entry, trigger=trigger, events_after=events_after
                 )
                 text = stored.model_dump_json()
-                if await self._write(conn, new_state, version, stored, events, guard, text):
+                if await self._write(
+                    conn, new_state, version, stored, events, guard, text, phi_guard
+                ):
                     self._remember(new_state, version + 1)
                     return AppendResult(stored, events, True, new_state, text)
             # a first write to a new session raced another process's: plan again

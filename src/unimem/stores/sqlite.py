@@ -29,8 +29,10 @@ from ..models import (
 from .base import (
     AppendResult,
     ContextSnapshot,
+    PhiGuard,
     SettingsChanged,
     SettingsGuard,
+    TokensChanged,
     plan_close,
     plan_entry,
     plan_event,
@@ -292,6 +294,7 @@ class SQLiteStore(SQLiteLayers):
         trigger: str | None = None,
         settings_guard: SettingsGuard | None = None,
         events_after: Sequence[MemoryEvent] = (),
+        phi_guard: PhiGuard | None = None,
     ) -> AppendResult:
         with self._tx() as cur:
             if settings_guard is not None:
@@ -301,6 +304,13 @@ class SQLiteStore(SQLiteLayers):
                 current = row[0] if row is not None else None
                 if current != settings_guard.text:
                     raise SettingsChanged(current)
+            if phi_guard is not None:
+                last = cur.execute(
+                    "SELECT max(seq) FROM events WHERE session_id = ? AND event_type = ?",
+                    (entry.session_id, "phi_detected"),
+                ).fetchone()[0]
+                if last != phi_guard.last_seq:
+                    raise TokensChanged()
             state = self._state(cur, entry.session_id)
             if state is not None:
                 row = cur.execute(
