@@ -10,7 +10,8 @@ One run, same servers, one operation at a time, 200-character messages:
     settings, durable PostgreSQL commit, Redis hot window + short-term layer;
     the turn carries ``language`` and ``detected_language`` as in the spec's
     example, so the language is not detected again; the row "language
-    detected" sends a typed turn without them, which unimem detects;
+    detected" sends a typed turn without them, which unimem detects; the row
+    "PHI redacted" a voice turn with a phone number;
     ``get_history(max_messages=10)``: the last 10 with the owner check, from
     Redis in one round trip). ``get_context`` (the last 10 plus mode,
     language, switch events, settings and cross-session recall, also one round
@@ -103,6 +104,18 @@ async def run(args: argparse.Namespace) -> None:
             entry = MemoryEntry(role="user", content=MESSAGE, language="en", detected_language="en")
             await service.add_entry("svc", entry, "bench")
 
+        phi_turns = iter(range(10**9))
+
+        async def svc_phi_append() -> None:
+            # a voice turn with a phone number: redacted to [PHONE_n] before it is
+            # stored, its phi_detected event in the same transaction
+            number = f"617 555 {next(phi_turns) % 10_000:04d}"
+            text = f"please call me back at {number} about the dose change. " + MESSAGE
+            entry = MemoryEntry(
+                role="user", content=text[:200], language="en", detected_language="en"
+            )
+            await service.add_entry("svc-phi", entry, "bench")
+
         async def svc_detect_append() -> None:
             # a typed turn: unimem detects the language (lingua) before storing
             await service.add_entry("svc-text", MemoryEntry(role="user", content=MESSAGE), "bench")
@@ -121,6 +134,14 @@ async def run(args: argparse.Namespace) -> None:
                 "unimem service, language detected",
                 svc_detect_append,
                 lambda: service.get_history("svc-text", max_messages=10, user_id="bench"),
+            )
+        )
+
+        subjects.append(
+            Subject(
+                "unimem service, PHI redacted",
+                svc_phi_append,
+                lambda: service.get_history("svc-phi", max_messages=10, user_id="bench"),
             )
         )
 
@@ -296,7 +317,12 @@ def report(results: dict[str, dict[str, float]]) -> None:
     floor_w = results["redis-py floor"]["append_p50"] + results["asyncpg floor"]["append_p50"]
     floor_r = results["redis-py floor"]["read_p50"]
     print(f"\nfloors: append redis+postgres {floor_w:.3f} ms, read redis {floor_r:.3f} ms")
-    for name in ("unimem layers", "unimem service", "unimem service, language detected"):
+    for name in (
+        "unimem layers",
+        "unimem service",
+        "unimem service, language detected",
+        "unimem service, PHI redacted",
+    ):
         r = results[name]
         print(
             f"{name:16} append / (redis+pg floor) = {r['append_p50'] / floor_w:.2f}x (target 1.5x)"
