@@ -438,9 +438,10 @@ def _time(value: str | None) -> datetime | None:
     return datetime.fromisoformat(value) if value else None
 
 
-def _entry_from_dict(data: dict[str, Any], raw: str | bytes) -> MemoryEntry:
+def _entry_from_dict(data: dict[str, Any]) -> MemoryEntry:
+    """An entry from the decoded JSON unimem wrote; validated when its shape differs."""
     if data.keys() != _ENTRY_KEYS:
-        return MemoryEntry.model_validate_json(raw)
+        return MemoryEntry.model_validate(data)
     data["role"] = _ROLES[data["role"]]
     data["mode"] = _MODES[data["mode"]]
     data["timestamp"] = _time(data["timestamp"])
@@ -449,29 +450,13 @@ def _entry_from_dict(data: dict[str, Any], raw: str | bytes) -> MemoryEntry:
 
 def entry_from_json(raw: str | bytes) -> MemoryEntry:
     """Rebuild an entry from the JSON of ``MemoryEntry.model_dump_json()``."""
-    return _entry_from_dict(orjson.loads(raw), raw)
+    return _entry_from_dict(orjson.loads(raw))
 
 
 def entries_from_json_array(raw: str | bytes) -> list[MemoryEntry]:
     """Rebuild entries from a JSON array of ``MemoryEntry.model_dump_json()``
     texts (one parse for a whole window)."""
-    out: list[MemoryEntry] = []
-    append, roles, modes, parse_time = out.append, _ROLES, _MODES, datetime.fromisoformat
-    for data in orjson.loads(raw):
-        if data.keys() != _ENTRY_KEYS:
-            append(MemoryEntry.model_validate(data))
-            continue
-        data["role"] = roles[data["role"]]
-        data["mode"] = modes[data["mode"]]
-        if data["timestamp"]:
-            data["timestamp"] = parse_time(data["timestamp"])
-        obj = _new(MemoryEntry)
-        _set(obj, "__dict__", data)
-        _set(obj, "__pydantic_fields_set__", set(data))
-        _set(obj, "__pydantic_extra__", None)
-        _set(obj, "__pydantic_private__", None)
-        append(obj)
-    return out
+    return [_entry_from_dict(data) for data in orjson.loads(raw)]
 
 
 def session_from_json(raw: str | bytes) -> SessionInfo:

@@ -25,7 +25,13 @@ from .models import (
 from .stores.base import ContextSnapshot, DurableStore
 from .validation import check_id, check_range
 
-__all__ = ["CONTEXT_EVENT_LIMIT", "DEGRADATION_MEMORY_DISABLED", "SessionReads", "collect_rag"]
+__all__ = [
+    "CONTEXT_EVENT_LIMIT",
+    "DEGRADATION_MEMORY_DISABLED",
+    "SessionReads",
+    "check_owner",
+    "collect_rag",
+]
 
 #: How many language and mode events a context carries.
 CONTEXT_EVENT_LIMIT = 5
@@ -47,6 +53,13 @@ def collect_rag(entries: list[MemoryEntry]) -> RagContext:
                 seen.add(key)
                 sources.append(source)
     return RagContext(passages=list(passages), sources=sources)
+
+
+def check_owner(state: SessionInfo | None, session_id: str, user_id: str | None) -> None:
+    """Raise ``SessionNotFoundError`` when the session exists and ``user_id`` (if
+    given) is not its owner: another user's session looks like no session."""
+    if state is not None and user_id is not None and state.user_id != user_id:
+        raise SessionNotFoundError(f"no session {session_id!r} for this user")
 
 
 class SessionReads:
@@ -83,8 +96,7 @@ class SessionReads:
             session_id, max_messages=max_messages, event_limit=CONTEXT_EVENT_LIMIT
         )
         state = snap.session
-        if state is not None and user_id is not None and state.user_id != user_id:
-            raise SessionNotFoundError(f"no session {session_id!r} for this user")
+        check_owner(state, session_id, user_id)
         owner = state.user_id if state is not None else self._user(user_id)
         if state is None:  # a new session: the owner's settings still decide recall
             snap.settings = await (await self._store()).get_settings(owner)
@@ -149,8 +161,7 @@ class SessionReads:
         state, entries = await (await self._store()).load_history(
             session_id, limit=max_messages, before_seq=before_seq
         )
-        if state is not None and user_id is not None and state.user_id != user_id:
-            raise SessionNotFoundError(f"no session {session_id!r} for this user")
+        check_owner(state, session_id, user_id)
         return entries
 
     async def get_events(

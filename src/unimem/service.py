@@ -42,7 +42,7 @@ from .privacy.operations import (
 from .privacy.pipeline import PrivacyPipeline
 from .privacy.service_ops import POLICY_ACTOR, PrivacyOperations
 from .privacy.write_settings import WriteSettings
-from .reads import SessionReads
+from .reads import SessionReads, check_owner
 from .stores import DurableStore, InMemoryStore, durable_store_from_url
 from .stores.base import SettingsChanged, TokensChanged
 from .stores.layered import layered_store_from_urls
@@ -189,8 +189,7 @@ class UnifiedMemoryService(SessionReads, PrivacyOperations, ContextOperations):
     async def _owned_session(self, session_id: str, user_id: str | None) -> SessionInfo | None:
         """The session if it exists and (when ``user_id`` is given) belongs to that user."""
         state = await (await self._store()).get_session(session_id)
-        if state is not None and user_id is not None and state.user_id != user_id:
-            raise SessionNotFoundError(f"no session {session_id!r} for this user")
+        check_owner(state, session_id, user_id)
         return state
 
     # ------------------------------------------------------------------ writes

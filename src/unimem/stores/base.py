@@ -108,6 +108,21 @@ class TokensChanged(Exception):
         super().__init__("the session's PHI tokens changed while the entry was prepared")
 
 
+def check_write_guards(
+    settings_guard: SettingsGuard | None,
+    current_settings: str | None,
+    phi_guard: PhiGuard | None,
+    last_phi_seq: int | None,
+) -> None:
+    """Raise :class:`SettingsChanged` or :class:`TokensChanged` when a guard no
+    longer matches what the store holds now (the values of an absent guard are
+    not looked at)."""
+    if settings_guard is not None and current_settings != settings_guard.text:
+        raise SettingsChanged(current_settings)
+    if phi_guard is not None and last_phi_seq != phi_guard.last_seq:
+        raise TokensChanged()
+
+
 @dataclass(slots=True)
 class ContextSnapshot:
     """Everything ``get_context`` needs from a store, fetched together."""

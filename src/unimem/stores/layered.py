@@ -255,14 +255,7 @@ class LayeredStore:
         self, session_id: str, *, limit: int, before_seq: int | None = None
     ) -> list[MemoryEntry]:
         if before_seq is None and 0 < limit <= self.cache.hot_window:
-            asked = time.monotonic()
-            found = await self._guard(lambda: self.cache.read(session_id, limit, 0))
-            if not isinstance(found, _Down):
-                if found is not None and (found.complete or len(found.entries) >= limit):
-                    return found.entries
-                if found is None:
-                    snap = await self._rebuild(session_id, asked)
-                    return snap.entries[-limit:]
+            return (await self.load_history(session_id, limit=limit))[1]
         return await self.durable.get_entries(session_id, limit=limit, before_seq=before_seq)
 
     async def load_history(

@@ -23,10 +23,9 @@ from .base import (
     ContextSnapshot,
     DeleteScope,
     PhiGuard,
-    SettingsChanged,
     SettingsGuard,
-    TokensChanged,
     apply_entry_changes,
+    check_write_guards,
     plan_close,
     plan_entry,
     plan_event,
@@ -94,18 +93,20 @@ class InMemoryStore:
         events_after: Sequence[MemoryEvent] = (),
         phi_guard: PhiGuard | None = None,
     ) -> AppendResult:
-        if settings_guard is not None:
-            stored_settings = self._settings.get(entry.user_id)
-            current = stored_settings.model_dump_json() if stored_settings is not None else None
-            if current != settings_guard.text:
-                raise SettingsChanged(current)
         session = self._sessions.get(entry.session_id)
-        if phi_guard is not None:
-            seqs = (
-                [e.seq for e in session.events if e.event_type == "phi_detected"] if session else []
+        if settings_guard is not None or phi_guard is not None:
+            stored_settings = self._settings.get(entry.user_id)
+            phi_seqs = [
+                e.seq
+                for e in (session.events if session is not None else [])
+                if e.event_type == "phi_detected" and e.seq is not None
+            ]
+            check_write_guards(
+                settings_guard,
+                stored_settings.model_dump_json() if stored_settings is not None else None,
+                phi_guard,
+                max(phi_seqs, default=None),
             )
-            if (max(s for s in seqs if s is not None) if seqs else None) != phi_guard.last_seq:
-                raise TokensChanged()
         if session is not None:
             existing = session.by_id.get(entry.id)
             if existing is not None and existing.user_id == entry.user_id:

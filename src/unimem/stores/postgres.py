@@ -44,9 +44,8 @@ from .base import (
     AppendResult,
     ContextSnapshot,
     PhiGuard,
-    SettingsChanged,
     SettingsGuard,
-    TokensChanged,
+    check_write_guards,
     plan_close,
     plan_entry,
     plan_event,
@@ -336,7 +335,8 @@ class PostgresStore(LaterLayersMixin):
     ) -> bool:
         """One statement; whether it wrote (``False``: the session's version moved).
 
-        Raises :class:`SettingsChanged` when ``guard`` no longer matches.
+        Raises :class:`SettingsChanged` or :class:`TokensChanged` when a guard no
+        longer matches (see :func:`check_write_guards`).
         """
         sql = _WRITE_NEW if expected == 0 else _WRITE_EXISTING
         if entry is not None and entry_json is None:
@@ -366,11 +366,35 @@ class PostgresStore(LaterLayersMixin):
         assert row is not None
         if row[0]:
             return True
-        if guard is not None and row[1] != guard.text:
-            raise SettingsChanged(row[1])
-        if phi_guard is not None and row[2] != phi_guard.last_seq:
-            raise TokensChanged()
-        return False
+        check_write_guards(guard, row[1], phi_guard, row[2])
+        return False  # the session's version moved
+
+    async def _write_planned(
+        self,
+        conn: asyncpg.Connection,
+        cached: _CachedState,
+        state: SessionInfo,
+        entry: MemoryEntry | None,
+        events: list[MemoryEvent],
+        guard: SettingsGuard | None = None,
+        entry_json: str | None = None,
+        phi_guard: PhiGuard | None = None,
+    ) -> bool:
+        """The write planned from the cached state (compare-and-set on its version).
+
+        ``False`` when another writer got there first (the version moved, or a
+        stale cache or a retried id collided on a unique key): the caller settles
+        it on the locked path. Raises what :meth:`_write` raises for guards.
+        """
+        try:
+            written = await self._write(
+                conn, state, cached.version, entry, events, guard, entry_json, phi_guard
+            )
+        except asyncpg.UniqueViolationError:
+            return False
+        if written:
+            self._remember(state, cached.version + 1)
+        return written
 
     async def append_entry(
         self,
@@ -388,15 +412,10 @@ class PostgresStore(LaterLayersMixin):
                     cached.state, entry, trigger=trigger, events_after=events_after
                 )
                 text = stored.model_dump_json()
-                try:
-                    written = await self._write(
-                        conn, state, cached.version, stored, events, settings_guard, text, phi_guard
-                    )
-                    if written:
-                        self._remember(state, cached.version + 1)
-                        return AppendResult(stored, events, True, state, text)
-                except asyncpg.UniqueViolationError:
-                    pass  # a retried id (or a stale cache): settle it under the lock
+                if await self._write_planned(
+                    conn, cached, state, stored, events, settings_guard, text, phi_guard
+                ):
+                    return AppendResult(stored, events, True, state, text)
             return await self._append_locked(
                 conn, entry, trigger, settings_guard, events_after, phi_guard
             )
@@ -465,12 +484,8 @@ class PostgresStore(LaterLayersMixin):
             if cached is not None:
                 new_state, stored = plan_event(cached.state, event)
                 async with self._conn() as conn:
-                    try:
-                        if await self._write(conn, new_state, cached.version, None, [stored]):
-                            self._remember(new_state, cached.version + 1)
-                            return stored, new_state
-                    except asyncpg.UniqueViolationError:
-                        pass  # a stale cache: settle it under the row lock
+                    if await self._write_planned(conn, cached, new_state, None, [stored]):
+                        return stored, new_state
 
         def change(state: SessionInfo | None) -> tuple[SessionInfo, MemoryEvent, MemoryEvent]:
             new_state, stored = plan_event(state, event)

@@ -30,9 +30,8 @@ from .base import (
     AppendResult,
     ContextSnapshot,
     PhiGuard,
-    SettingsChanged,
     SettingsGuard,
-    TokensChanged,
+    check_write_guards,
     plan_close,
     plan_entry,
     plan_event,
@@ -297,20 +296,13 @@ class SQLiteStore(SQLiteLayers):
         phi_guard: PhiGuard | None = None,
     ) -> AppendResult:
         with self._tx() as cur:
-            if settings_guard is not None:
-                row = cur.execute(
-                    "SELECT data FROM settings WHERE user_id = ?", (entry.user_id,)
+            if settings_guard is not None or phi_guard is not None:
+                current, last_phi = cur.execute(
+                    "SELECT (SELECT data FROM settings WHERE user_id = ?), (SELECT max(seq) "
+                    "FROM events WHERE session_id = ? AND event_type = 'phi_detected')",
+                    (entry.user_id, entry.session_id),
                 ).fetchone()
-                current = row[0] if row is not None else None
-                if current != settings_guard.text:
-                    raise SettingsChanged(current)
-            if phi_guard is not None:
-                last = cur.execute(
-                    "SELECT max(seq) FROM events WHERE session_id = ? AND event_type = ?",
-                    (entry.session_id, "phi_detected"),
-                ).fetchone()[0]
-                if last != phi_guard.last_seq:
-                    raise TokensChanged()
+                check_write_guards(settings_guard, current, phi_guard, last_phi)
             state = self._state(cur, entry.session_id)
             if state is not None:
                 row = cur.execute(
