@@ -47,6 +47,10 @@ class SessionKeys:
         """Every key, in the order the scripts take them."""
         return (self.meta, self.window, self.lang, self.mode, self.rebuild)
 
+    def session_read(self) -> tuple[str, str, str, str]:
+        """The keys the session read takes (meta, window, language, mode)."""
+        return (self.meta, self.window, self.lang, self.mode)
+
 
 @dataclass(frozen=True, slots=True)
 class UserKeys:
@@ -61,6 +65,10 @@ class UserKeys:
     def short_term(self) -> tuple[str, str, str, str]:
         """The short-term layer's keys (everything but settings)."""
         return (self.recent, self.recent_data, self.warm, self.sessions)
+
+    def user_read(self) -> tuple[str, str, str, str]:
+        """The keys the user read takes (settings, recent, recent data, warm)."""
+        return (self.settings, self.recent, self.recent_data, self.warm)
 
 
 @lru_cache(maxsize=4096)

@@ -37,7 +37,6 @@ from ..models import (
     event_from_json,
     utcnow,
 )
-from . import redis_scripts as lua
 from .base import (
     AppendResult,
     ContextSnapshot,
@@ -121,6 +120,7 @@ class LayeredStore:
     async def aclose(self) -> None:
         """Close the durable store and (if owned) the Redis client."""
         await self.durable.aclose()
+        await self.cache.aclose()
         if self._owns_client:
             await self.cache.client.aclose()
 
@@ -326,10 +326,7 @@ class LayeredStore:
                 session_id, owner, max_messages, event_limit, since_ms=since_ms, limit=max_messages
             )
         else:
-            sk = self.cache.session_keys(session_id)
-            raw_session = await self.cache._call(
-                lua.READ_SESSION, 4, sk.meta, sk.window, sk.lang, sk.mode, max_messages, event_limit
-            )
+            raw_session = await self.cache.read_raw(session_id, max_messages, event_limit)
             raw_user = None
         cached = self.cache.parse_read(raw_session)
         if cached is None or not (cached.complete or len(cached.entries) >= max_messages):

@@ -20,13 +20,24 @@ __all__ = [
     "WRITE_SESSION",
     "WRITE_USER",
     "sha",
+    "source",
 ]
+
+
+_SOURCES: dict[str, str] = {}
 
 
 @cache
 def sha(src: str) -> str:
     """The SHA1 Redis knows a script by (``EVALSHA``)."""
-    return hashlib.sha1(src.encode()).hexdigest()
+    digest = hashlib.sha1(src.encode()).hexdigest()
+    _SOURCES[digest] = src
+    return digest
+
+
+def source(digest: str) -> str:
+    """The script whose :func:`sha` is ``digest``."""
+    return _SOURCES[digest]
 
 
 _WRITE_SESSION_FN = """

@@ -1,0 +1,200 @@
+"""The session cache's own Redis connection (RedisWire), on real servers:
+encoding, replies in order under concurrency, transactions, errors as
+redis-py's classes, reconnection, timeouts, credentials and databases."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import AsyncIterator
+
+import pytest
+import redis.asyncio as aioredis
+import redis.exceptions as rexc
+
+from backends import REDIS_URL, SERVERS, pick_ports
+from unimem.stores.redis import RedisSessionCache, redis_client_from_url
+from unimem.stores.redis_wire import RedisWire, pack_commands
+
+pytestmark = [pytest.mark.redis]
+
+
+def key() -> str:
+    return f"wiretest:{uuid.uuid4().hex}"
+
+
+@pytest.fixture
+async def client() -> AsyncIterator[aioredis.Redis]:
+    c = aioredis.Redis.from_url(REDIS_URL)
+    yield c
+    await c.aclose()
+
+
+@pytest.fixture
+async def wire(client: aioredis.Redis) -> AsyncIterator[RedisWire]:
+    w = RedisWire.for_client(client)
+    assert w is not None
+    yield w
+    await w.aclose()
+
+
+def test_pack_commands_is_resp() -> None:
+    assert pack_commands([("SET", "k", "é"), ("INCRBY", b"k2", 7), ("X", 1.5)]) == (
+        b"*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$2\r\n\xc3\xa9\r\n"
+        b"*3\r\n$6\r\nINCRBY\r\n$2\r\nk2\r\n$1\r\n7\r\n"
+        b"*2\r\n$1\r\nX\r\n$3\r\n1.5\r\n"
+    )
+    with pytest.raises(rexc.DataError, match="NoneType"):
+        pack_commands([("SET", "k", None)])  # type: ignore[list-item]
+
+
+async def test_round_trip_and_binary_safe(wire: RedisWire, client: aioredis.Redis) -> None:
+    k = key()
+    value = "naïve \r\n$3\r\n 日本語 \x00".encode()
+    assert await wire.call("SET", k, value) == b"OK"
+    assert await wire.call("GET", k) == value
+    assert await client.get(k) == value  # the same server, the same bytes
+    assert await wire.call("GET", key()) is None
+    await client.delete(k)
+
+
+async def test_concurrent_callers_get_their_own_replies(wire: RedisWire) -> None:
+    k = key()
+    await wire.call("RPUSH", k, *[str(i) for i in range(300)])
+    got = await asyncio.gather(*(wire.call("LINDEX", k, i) for i in range(300)))
+    assert got == [str(i).encode() for i in range(300)]
+    await wire.call("DEL", k)
+
+
+async def test_errors_are_redis_py_classes(wire: RedisWire) -> None:
+    k = key()
+    await wire.call("SET", k, "text")
+    with pytest.raises(rexc.NoScriptError):
+        await wire.call("EVALSHA", "0" * 40, 0)
+    with pytest.raises(rexc.ResponseError, match="WRONGTYPE"):
+        await wire.call("LPUSH", k, "x")
+    # the connection is still in step after errors
+    assert await wire.call("GET", k) == b"text"
+    replies = await wire.pipeline([("GET", k), ("LPUSH", k, "x"), ("STRLEN", k)])
+    assert replies[0] == b"text" and isinstance(replies[1], rexc.ResponseError)
+    assert replies[2] == 4
+    await wire.call("DEL", k)
+
+
+async def test_transaction_is_atomic_and_reports_errors(wire: RedisWire) -> None:
+    k = key()
+    assert await wire.transaction([("SET", k, "1"), ("INCR", k), ("GET", k)]) == [
+        b"OK",
+        2,
+        b"2",
+    ]
+    # a command failing at run time fails alone, reported in its place
+    replies = await wire.transaction([("LPUSH", k, "x"), ("GET", k)])
+    assert isinstance(replies[0], rexc.ResponseError) and replies[1] == b"2"
+    # a command refused when queued aborts the whole transaction
+    with pytest.raises(rexc.ResponseError):
+        await wire.transaction([("SET", k, "3"), ("GET",)])
+    assert await wire.call("GET", k) == b"2"
+    await wire.call("DEL", k)
+
+
+async def test_a_caller_that_timed_out_does_not_shift_replies(wire: RedisWire) -> None:
+    k = key()
+    await wire.call("SET", k, "v")
+    with pytest.raises(TimeoutError):
+        async with asyncio.timeout(0.05):
+            await wire.call("BLPOP", key(), 0.3)  # blocks this connection for 0.3 s
+    # the BLPOP's late nil reply goes to nobody; the GET gets its own
+    assert await wire.call("GET", k) == b"v"
+    await wire.call("DEL", k)
+
+
+async def test_reconnects_after_the_connection_is_killed(
+    wire: RedisWire, client: aioredis.Redis
+) -> None:
+    name = f"wiretest-{uuid.uuid4().hex[:8]}"
+    await wire.call("CLIENT", "SETNAME", name)
+    blocked = asyncio.ensure_future(wire.call("BLPOP", key(), 5))
+    await asyncio.sleep(0.05)
+    assert await client.execute_command("CLIENT", "KILL", "SKIPME", "yes", "TYPE", "normal") >= 1
+    with pytest.raises(rexc.ConnectionError):
+        await blocked  # in flight when the connection went: failed, not hung
+    assert await wire.call("PING") == b"PONG"  # a new connection
+    assert await wire.call("CLIENT", "GETNAME") is None
+
+
+async def test_reset_drops_a_stuck_connection(wire: RedisWire) -> None:
+    blocked = asyncio.ensure_future(wire.call("BLPOP", key(), 5))
+    await asyncio.sleep(0.05)
+    wire.reset()
+    with pytest.raises(rexc.TimeoutError):
+        await blocked
+    assert await wire.call("PING") == b"PONG"
+
+
+async def test_unreachable_server_raises_connection_error() -> None:
+    [port] = pick_ports(1)
+    wire = RedisWire.for_client(aioredis.Redis(host="127.0.0.1", port=port))
+    assert wire is not None
+    with pytest.raises(rexc.ConnectionError, match="cannot connect"):
+        await wire.call("PING")
+
+
+async def test_database_from_the_client_url(client: aioredis.Redis) -> None:
+    base = REDIS_URL.rsplit("/", 1)[0]
+    other = aioredis.Redis.from_url(f"{base}/5")
+    wire = RedisWire.for_client(other)
+    assert wire is not None
+    k = key()
+    try:
+        await wire.call("SET", k, "in five")
+        assert await other.get(k) == b"in five"
+        assert await client.get(k) is None  # not database 0
+    finally:
+        await other.delete(k)
+        await wire.aclose()
+        await other.aclose()
+
+
+async def test_credentials_from_the_client_url() -> None:
+    [port] = pick_ports(1)
+    SERVERS.start(port, "--requirepass", "s3cret")
+    try:
+        good = RedisWire.for_client(aioredis.Redis.from_url(f"redis://:s3cret@127.0.0.1:{port}/0"))
+        bad = RedisWire.for_client(aioredis.Redis.from_url(f"redis://:nope@127.0.0.1:{port}/0"))
+        none = RedisWire.for_client(aioredis.Redis.from_url(f"redis://127.0.0.1:{port}/0"))
+        assert good is not None and bad is not None and none is not None
+        assert await good.call("PING") == b"PONG"
+        with pytest.raises(rexc.AuthenticationError):
+            await bad.call("PING")
+        with pytest.raises(rexc.AuthenticationError):
+            await none.call("PING")  # NOAUTH: an error of the connection
+        await good.aclose()
+    finally:
+        SERVERS.stop(port)
+
+
+def test_used_with_a_new_event_loop(client: aioredis.Redis) -> None:
+    wire = RedisWire.for_client(aioredis.Redis.from_url(REDIS_URL))
+    assert wire is not None
+
+    async def ping_then_close() -> bytes:
+        try:
+            return await wire.call("PING")  # type: ignore[no-any-return]
+        finally:
+            await wire.aclose()
+
+    for _ in range(2):  # a closed connection of the first loop is not reused by the second
+        assert asyncio.run(ping_then_close()) == b"PONG"
+
+
+def test_only_for_what_it_speaks() -> None:
+    assert RedisWire.for_client(aioredis.Redis.from_url("rediss://127.0.0.1:6390/0")) is None
+    decoded = aioredis.Redis.from_url(REDIS_URL, decode_responses=True)
+    assert RedisWire.for_client(decoded) is None
+    assert RedisWire.for_client(aioredis.Redis.from_url(REDIS_URL, protocol=3)) is None
+    cluster = redis_client_from_url("redis+cluster://127.0.0.1:7000")
+    assert RedisWire.for_client(cluster) is None
+    assert RedisSessionCache(cluster).wire is None
+    unix = RedisWire.for_client(aioredis.Redis.from_url("unix:///tmp/unimem-none.sock"))
+    assert unix is not None  # (a Unix socket: spoken, even if nothing listens there)
