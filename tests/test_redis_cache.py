@@ -128,6 +128,25 @@ async def test_a_write_redis_missed_is_never_served(
     assert [m.content for m in ctx.messages] == ["one", "two", "three", "four"]
 
 
+async def test_scripts_redis_forgot_are_loaded_again(
+    memory: UnifiedMemoryService, store: ScratchLayeredStore
+):
+    """After a restart or SCRIPT FLUSH every call still works: the write script,
+    and the user read inside the context read's transaction."""
+    await memory.add_entry("other", user("elsewhere"), user_id="u1")
+    await memory.add_entry("s1", user("one"), user_id="u1")
+    await store.cache.client.script_flush()
+    assert (await memory.add_entry("s1", user("two"), user_id="u1")).degradations == []
+    await store.cache.client.script_flush()
+    loads = count_calls(store.durable, "load_context")
+    ctx = await memory.get_context("s1")
+    assert [m.content for m in ctx.messages] == ["one", "two"]
+    assert [m.content for m in ctx.recent] == ["elsewhere"]
+    assert loads == [] and ctx.degradations == []
+    await store.cache.client.script_flush()
+    assert [e.content for e in await memory.get_history("s1")] == ["one", "two"]
+
+
 async def test_cross_session_recall_fills_recent(
     memory: UnifiedMemoryService, store: ScratchLayeredStore
 ):

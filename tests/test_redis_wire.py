@@ -198,3 +198,26 @@ def test_only_for_what_it_speaks() -> None:
     assert RedisSessionCache(cluster).wire is None
     unix = RedisWire.for_client(aioredis.Redis.from_url("unix:///tmp/unimem-none.sock"))
     assert unix is not None  # (a Unix socket: spoken, even if nothing listens there)
+
+
+def test_under_uvloop() -> None:
+    """`unimem serve` runs on uvloop (uvicorn[standard]), whose transports are
+    not asyncio's classes."""
+    uvloop = pytest.importorskip("uvloop")
+
+    async def scenario() -> None:
+        wire = RedisWire.for_client(aioredis.Redis.from_url(REDIS_URL))
+        assert wire is not None
+        k = key()
+        try:
+            assert await wire.call("SET", k, "v") == b"OK"
+            assert await wire.transaction([("GET", k), ("STRLEN", k)]) == [b"v", 1]
+            got = await asyncio.gather(*(wire.call("ECHO", str(i)) for i in range(50)))
+            assert got == [str(i).encode() for i in range(50)]
+            wire.reset()
+            assert await wire.call("GET", k) == b"v"  # reconnected
+            await wire.call("DEL", k)
+        finally:
+            await wire.aclose()
+
+    uvloop.run(scenario())

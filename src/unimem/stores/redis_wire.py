@@ -85,11 +85,10 @@ class _Protocol(asyncio.Protocol):
             protocolError=rexc.InvalidResponse, replyError=rexc.ResponseError
         )
         self.waiters: deque[asyncio.Future[Any]] = deque()
-        self.transport: asyncio.Transport | None = None
+        self.transport: Any = None  # asyncio's or uvloop's (not an asyncio.Transport)
         self.closed = False
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        assert isinstance(transport, asyncio.Transport)
         self.transport = transport
 
     def data_received(self, data: bytes) -> None:
@@ -122,7 +121,6 @@ class _Protocol(asyncio.Protocol):
                 waiter.set_exception(error)
 
     def send(self, payload: bytes, replies: int) -> list[asyncio.Future[Any]]:
-        assert self.transport is not None
         loop = asyncio.get_running_loop()
         futures = [loop.create_future() for _ in range(replies)]
         self.waiters.extend(futures)
