@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import sys
 import textwrap
+import time
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -16,6 +17,7 @@ from redis.crc import key_slot
 
 from backends import PG_URL, REDIS_URL, ScratchLayeredStore, ensure_cluster, layered_store
 from unimem import MemoryEntry, UnifiedMemoryService
+from unimem import service as service_module
 from unimem.ids import new_id
 from unimem.stores import keys
 from unimem.stores.spec_faces import RedisMemoryStore
@@ -167,6 +169,57 @@ async def test_cross_session_recall_fills_recent(
     assert (await memory.get_context("new-visit")).recent == []
 
 
+async def test_recent_turns_are_found_behind_many_turns_of_this_session(
+    memory: UnifiedMemoryService, store: ScratchLayeredStore
+):
+    """The short-term layer is read newest first, a page at a time: another
+    session's turns behind 30 newer turns of this one are still found, from
+    Redis, and again after the layer was rebuilt from PostgreSQL."""
+    await memory.add_entry("first", user("allergic to latex"), user_id="u1")
+    await memory.get_context("first")  # (the short-term layer is warmed by a first read)
+    await memory.add_entry("first", user("and to penicillin"), user_id="u1")
+    for i in range(30):
+        await memory.add_entry("now", user(f"turn {i}"), user_id="u1")
+    recalls = count_calls(store.durable, "recent_user_entries")
+    ctx = await memory.get_context("now", max_messages=5)
+    assert [e.content for e in ctx.recent] == ["allergic to latex", "and to penicillin"]
+    assert recalls == []  # from Redis
+    await store.cache.drop(user_ids=["u1"])  # the short-term layer lost
+    ctx = await memory.get_context("now", max_messages=5)
+    assert [e.content for e in ctx.recent] == ["allergic to latex", "and to penicillin"]
+    assert len(recalls) == 1  # rebuilt from PostgreSQL once
+    ctx = await memory.get_context("now", max_messages=5)
+    assert [e.content for e in ctx.recent] == ["allergic to latex", "and to penicillin"]
+    assert len(recalls) == 1  # and served from Redis again
+    # a user with one session: nothing to recall, also after a rebuild
+    await memory.add_entry("only", user("alone"), user_id="u2")
+    assert (await memory.get_context("only")).recent == []
+    await store.cache.drop(user_ids=["u2"])
+    assert (await memory.get_context("only")).recent == []
+    assert (await memory.get_context("only")).recent == []
+
+
+@pytest.mark.parametrize("warm", [False, True])
+async def test_a_first_detection_holding_the_loop_does_not_time_out_redis(
+    memory: UnifiedMemoryService, monkeypatch: pytest.MonkeyPatch, warm: bool
+):
+    """lingua loads its models on the first detection of a process (up to ~1 s
+    of CPU on the event loop): the owner's settings are then read after the
+    detection, not during it, where the Redis read's 0.5 s timeout would count
+    the detection's time and report Redis unreachable."""
+    real = service_module.apply_language_policy
+
+    async def detection_loading_models(*args: Any, **kwargs: Any) -> Any:
+        if not warm:
+            time.sleep(0.7)  # noqa: ASYNC251 (holds the loop, as loading the models does)
+        return await real(*args, **kwargs)
+
+    monkeypatch.setattr(service_module, "apply_language_policy", detection_loading_models)
+    monkeypatch.setattr(service_module, "is_warm", lambda: warm)
+    entry = await memory.add_entry("s1", user("good morning, I feel better today"), user_id="u1")
+    assert entry.degradations == [] and entry.detected_language == "en"
+
+
 async def test_extend_ttl_refreshes_the_idle_timer(
     memory: UnifiedMemoryService, store: ScratchLayeredStore
 ):
@@ -227,6 +280,7 @@ WRITER = textwrap.dedent(
     """
     import asyncio, sys
     from unimem import MemoryEntry, UnifiedMemoryService
+from unimem import service as service_module
     from unimem.stores.layered import LayeredStore
     from unimem.stores.postgres import PostgresStore
     from unimem.stores.redis import RedisSessionCache, redis_client_from_url

@@ -22,7 +22,7 @@ from .errors import (
     StoreUnavailableError,
 )
 from .ids import new_id
-from .language import apply_language_policy
+from .language import apply_language_policy, is_warm
 from .live import LiveBus
 from .models import (
     ConversationContext,
@@ -262,17 +262,22 @@ class UnifiedMemoryService(SessionReads, PrivacyOperations, ContextOperations):
         # the user wrote it, before privacy; both must succeed before anything
         # is stored, and the policy's error wins.
         known = self.write_settings.peek(owner)
-        if known is None:
-            loaded, policy = await asyncio.gather(
+        if known is None and not is_warm():
+            # a first detection may load lingua's models (up to ~1 s holding the
+            # event loop): not while a timed Redis read waits for its reply
+            policy = await apply_language_policy(prepared, trigger_value, store)
+            known = await self.write_settings.load(store, owner)
+        elif known is None:
+            loaded, decided = await asyncio.gather(
                 self.write_settings.load(store, owner),
                 apply_language_policy(prepared, trigger_value, store),
                 return_exceptions=True,
             )
-            if isinstance(policy, BaseException):
-                raise policy
+            if isinstance(decided, BaseException):
+                raise decided
             if isinstance(loaded, BaseException):
                 raise loaded
-            known = loaded
+            known, policy = loaded, decided
         else:
             policy = await apply_language_policy(prepared, trigger_value, store)
         prepared, trigger_value = policy

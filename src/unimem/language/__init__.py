@@ -6,7 +6,14 @@ turn switches the session's language. Both are pure and synchronous; the
 lingua detector behind them is built on first use, once per process.
 """
 
-from .detector import SUPPORTED_LANGUAGES, Detection, detect, detect_language, preload
+from .detector import (
+    SUPPORTED_LANGUAGES,
+    Detection,
+    detect,
+    detect_language,
+    is_warm,
+    preload,
+)
 from .policy import LanguageDecision, apply_language_policy, decide_language, explicit_trigger
 
 __all__ = [
@@ -18,5 +25,6 @@ __all__ = [
     "detect",
     "detect_language",
     "explicit_trigger",
+    "is_warm",
     "preload",
 ]

@@ -158,6 +158,8 @@ class Detection:
 
 _lock = threading.Lock()
 _detector: LanguageDetector | None = None
+#: whether the Latin-script models are loaded (see :func:`is_warm`)
+_warm = False
 
 
 def build_lingua_detector(*, low_accuracy: bool = False, preload: bool = False) -> LanguageDetector:
@@ -190,9 +192,18 @@ def _lingua() -> LanguageDetector:
 def preload() -> None:
     """Build the detector and load the Latin-script models now (~0.4 s, once per
     process), so that the first user turn does not pay for it."""
+    global _warm
     detector = _lingua()
     for sample in ("the", "el", "le", "der", "il", "o", "ve"):
         detector.compute_language_confidence_values(sample)
+    _warm = True
+
+
+def is_warm() -> bool:
+    """Whether the Latin-script models are loaded (:func:`preload` ran, or a
+    detection that needed them). Until then a detection may hold the thread
+    for up to a second, which callers keep apart from timed I/O."""
+    return _warm
 
 
 def _strip_cjk_interjections(token: str, singles: frozenset[str]) -> str:
@@ -527,6 +538,8 @@ def _latin(
     # lingua's cost grows with the text; a dozen words decide a language as
     # well as a paragraph does (the function words still count in full).
     values = _lingua().compute_language_confidence_values(" ".join(tokens[:LINGUA_MAX_WORDS]))
+    global _warm
+    _warm = True
     latin_index = _latin_index or _index_latin_languages()
     probability = [0.0] * len(_LATIN)
     for value in values:  # sorted by value, highest first

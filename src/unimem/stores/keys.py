@@ -18,7 +18,7 @@ key                                     type    holds
 ``<p>:{u:<uid>}:recent``                zset    short-term layer: ``<sid> <entry id>`` by ms
 ``<p>:{u:<uid>}:recent:data``           hash    short-term layer: member -> entry JSON
 ``<p>:{u:<uid>}:recent:warm``           string  set while the short-term layer is complete
-``<p>:{u:<uid>}:sessions``              zset    the user's cached session ids by ms
+``<p>:{u:<uid>}:sessions``              zset    the user's cached session ids by newest ms
 ``<p>:{u:<uid>}:settings``              string  MemorySettings JSON (``""``: none stored)
 =====================================  ======  ===========================================
 """
@@ -66,9 +66,9 @@ class UserKeys:
         """The short-term layer's keys (everything but settings)."""
         return (self.recent, self.recent_data, self.warm, self.sessions)
 
-    def user_read(self) -> tuple[str, str, str, str]:
-        """The keys the user read takes (settings, recent, recent data, warm)."""
-        return (self.settings, self.recent, self.recent_data, self.warm)
+    def user_read(self) -> tuple[str, str, str, str, str]:
+        """The keys the user read takes (settings, recent, recent data, warm, sessions)."""
+        return (self.settings, self.recent, self.recent_data, self.warm, self.sessions)
 
 
 @lru_cache(maxsize=4096)

@@ -390,7 +390,7 @@ class RedisSessionCache:
         uk = self.user_keys(user_id)
         pipe.eval(
             lua.READ_USER,
-            4,
+            5,
             *uk.user_read(),
             exclude_session or "",
             since_ms,
@@ -416,14 +416,14 @@ class RedisSessionCache:
         if self.wire is not None:
             sk, uk = self.session_keys(session_id), self.user_keys(user_id)
             commands = self._session_commands(sk, max_messages, event_limit)
-            commands.append(("EVALSHA", lua.sha(lua.READ_USER), 4, *uk.user_read(), *user_args))
+            commands.append(("EVALSHA", lua.sha(lua.READ_USER), 5, *uk.user_read(), *user_args))
             replies = await self._transaction(commands)
             return self._session_reply(replies, max_messages, event_limit), replies[-1]
         if not isinstance(self.client, RedisCluster):
             sk, uk = self.session_keys(session_id), self.user_keys(user_id)
             both = await self._call(
                 lua.READ_BOTH,
-                8,
+                9,
                 *sk.session_read(),
                 *uk.user_read(),
                 max_messages,
@@ -542,7 +542,7 @@ class RedisSessionCache:
             ]
         uk = self.user_keys(user_id)
         pipe = self._pipe()
-        pipe.eval(lua.WARM_USER, 3, uk.recent, uk.recent_data, uk.warm, *argv)
+        pipe.eval(lua.WARM_USER, 4, *uk.short_term(), *argv)
         await self._run(pipe)
 
     async def get_state(self, session_id: str) -> SessionInfo | None:

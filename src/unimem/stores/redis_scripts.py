@@ -136,7 +136,7 @@ local function write_user(K, A, first)
     redis.call('ZREM', K[1], unpack(gone))
     redis.call('HDEL', K[2], unpack(gone))
   end
-  redis.call('ZADD', K[4], score, A[first + 6])
+  redis.call('ZADD', K[4], 'GT', score, A[first + 6])
   redis.call('EXPIRE', K[1], A[first + 5])
   redis.call('EXPIRE', K[2], A[first + 5])
   redis.call('EXPIRE', K[4], A[first + 5])
@@ -161,24 +161,34 @@ WRITE_BOTH = (
 )
 
 _READ_USER_FN = """
-local function read_user(settings, recent, data, warm, exclude, since, limit, want)
+local function read_user(settings, recent, data, warm, sessions, exclude, since, limit, want)
   local s = redis.call('GET', settings)
   if want == '0' or redis.call('EXISTS', warm) == 0 then return {s, 0} end
-  local members = redis.call('ZREVRANGEBYSCORE', recent, '+inf', since)
-  local out = {}
+  -- no other session of the user wrote since then: nothing to look through
+  local active = redis.call('ZRANGEBYSCORE', sessions, since, '+inf', 'LIMIT', 0, 2)
+  if #active == 0 or (#active == 1 and active[1] == exclude) then return {s, 1} end
+  -- newest first, a page at a time, skipping this session's own turns
+  local out, offset, page = {}, 0, 2 * limit
   local prefix = exclude .. ' '
-  for _, m in ipairs(members) do
-    if #out >= limit then break end
-    if exclude == '' or string.sub(m, 1, #prefix) ~= prefix then out[#out + 1] = m end
+  while #out < limit do
+    local members = redis.call('ZREVRANGEBYSCORE', recent, '+inf', since, 'LIMIT', offset, page)
+    for _, m in ipairs(members) do
+      if #out >= limit then break end
+      if exclude == '' or string.sub(m, 1, #prefix) ~= prefix then out[#out + 1] = m end
+    end
+    if #members < page then break end
+    offset = offset + page
   end
   if #out == 0 then return {s, 1} end
   return {s, 1, redis.call('HMGET', data, unpack(out))}
 end
 """
 
+#: KEYS: the user's settings, recent, recent data, warm and sessions keys.
+#: ARGV: session to leave out (``""``: none), since (ms), limit, want recent (0/1).
 READ_USER = (
     _READ_USER_FN
-    + "return read_user(KEYS[1], KEYS[2], KEYS[3], KEYS[4], ARGV[1], ARGV[2], "
+    + "return read_user(KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], ARGV[1], ARGV[2], "
     + "tonumber(ARGV[3]), ARGV[4])"
 )
 
@@ -187,18 +197,22 @@ READ_BOTH = (
     _READ_SESSION_FN
     + _READ_USER_FN
     + "return {read_session(KEYS[1], KEYS[2], KEYS[3], KEYS[4], tonumber(ARGV[1]), "
-    + "tonumber(ARGV[2])), read_user(KEYS[5], KEYS[6], KEYS[7], KEYS[8], ARGV[3], ARGV[4], "
-    + "tonumber(ARGV[5]), ARGV[6])}"
+    + "tonumber(ARGV[2])), read_user(KEYS[5], KEYS[6], KEYS[7], KEYS[8], KEYS[9], ARGV[3], "
+    + "ARGV[4], tonumber(ARGV[5]), ARGV[6])}"
 )
 
+#: KEYS: the user's recent, recent data, warm and sessions keys. ARGV: TTL,
+#: warm marker TTL, then (member, score, entry JSON) triples.
 WARM_USER = """
 redis.call('DEL', KEYS[1], KEYS[2])
 for i = 3, #ARGV, 3 do
   redis.call('ZADD', KEYS[1], ARGV[i + 1], ARGV[i])
   redis.call('HSET', KEYS[2], ARGV[i], ARGV[i + 2])
+  redis.call('ZADD', KEYS[4], 'GT', ARGV[i + 1], string.match(ARGV[i], '^(%S+) '))
 end
 redis.call('EXPIRE', KEYS[1], ARGV[1])
 redis.call('EXPIRE', KEYS[2], ARGV[1])
+redis.call('EXPIRE', KEYS[4], ARGV[1])
 redis.call('SET', KEYS[3], '1', 'EX', ARGV[2])
 return 1
 """
