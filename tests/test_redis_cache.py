@@ -280,7 +280,6 @@ WRITER = textwrap.dedent(
     """
     import asyncio, sys
     from unimem import MemoryEntry, UnifiedMemoryService
-from unimem import service as service_module
     from unimem.stores.layered import LayeredStore
     from unimem.stores.postgres import PostgresStore
     from unimem.stores.redis import RedisSessionCache, redis_client_from_url
