@@ -81,3 +81,24 @@ def test_bad_arguments_are_rejected():
         PhiTokenMap(key=b"short")
     with pytest.raises(InvalidInputError):
         redact("my name is john", mapping={})  # type: ignore[arg-type]
+
+
+def test_token_map_new_entries_are_what_the_map_gained_since_saved():
+    """new_entries() equals the difference of the whole map before and after
+    (what a phi_detected event must keep), without walking the whole map."""
+    mapping = PhiTokenMap(key=b"k" * 32)
+    before = mapping.to_dict()["tokens"]
+    mapping.token_for("PERSON", "John Carter")
+    mapping.token_for("PHONE", "555-1212")
+    after = mapping.to_dict()["tokens"]
+    assert mapping.new_entries() == {h: t for h, t in after.items() if h not in before}
+    assert len(mapping.new_entries()) == 4  # full name, "john", "carter", phone
+    mapping.mark_saved()
+    assert mapping.new_entries() == {}
+    mapping.token_for("PERSON", "Carter")  # known through the full name: nothing new
+    mapping.token_for("PHONE", "555 1212")  # the same number spelled differently
+    assert mapping.new_entries() == {}
+    mapping.token_for("PERSON", "Mary Carter")  # "carter" is taken: only two new
+    assert sorted(mapping.new_entries().values()) == ["[PERSON_2]", "[PERSON_2]"]
+    restored = PhiTokenMap.from_dict(mapping.to_dict(), key=b"k" * 32)
+    assert restored.new_entries() == {}  # loaded entries were saved already

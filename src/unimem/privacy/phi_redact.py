@@ -97,7 +97,7 @@ class PhiTokenMap:
         InvalidInputError: ``key`` is shorter than 16 bytes.
     """
 
-    __slots__ = ("_counters", "_key", "_own_key", "_tokens")
+    __slots__ = ("_counters", "_key", "_new", "_own_key", "_tokens")
 
     def __init__(self, key: bytes | None = None) -> None:
         if key is not None and len(key) < 16:
@@ -106,6 +106,8 @@ class PhiTokenMap:
         self._key = secrets.token_bytes(32) if key is None else key
         self._counters: dict[str, int] = {}
         self._tokens: dict[str, str] = {}
+        #: hashed keys made since the map was made, loaded or last marked saved
+        self._new: list[str] = []
 
     def __len__(self) -> int:
         return len(set(self._tokens.values()))
@@ -125,12 +127,26 @@ class PhiTokenMap:
             self._counters[type_.value] = number
             token = f"[{type_.value}_{number}]"
             self._tokens[key] = token
+            self._new.append(key)
         if type_ is PhiType.PERSON:
             # "Carter" or "John" alone later means the same person, unless taken.
             for part in canonical.split():
                 if len(part) > 1:
-                    self._tokens.setdefault(self._hash(type_, part), token)
+                    part_key = self._hash(type_, part)
+                    if part_key not in self._tokens:
+                        self._tokens[part_key] = token
+                        self._new.append(part_key)
         return token
+
+    def new_entries(self) -> dict[str, str]:
+        """The entries (``{hashed key: token}``) made since the map was made or
+        loaded, or since :meth:`mark_saved`: what a caller keeping the map as a
+        journal has to save next (without walking the whole map)."""
+        return {key: self._tokens[key] for key in self._new}
+
+    def mark_saved(self) -> None:
+        """Mark every entry so far as saved (see :meth:`new_entries`)."""
+        self._new = []
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict: counters, hashed keys and tokens (and the key if the map made it)."""

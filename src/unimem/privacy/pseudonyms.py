@@ -48,7 +48,6 @@ class SessionTokens:
                 counters[kind] = max(counters.get(kind, 0), number)
         data = {"version": _MAP_VERSION, "counters": counters, "tokens": tokens}
         self.map = PhiTokenMap.from_dict(data, key=session_key(key, session_id))
-        self._known = frozenset(tokens)
 
     @classmethod
     def from_events(
@@ -70,10 +69,10 @@ class SessionTokens:
 
     def commit(self) -> None:
         """Mark the entries added so far as kept (their event was stored)."""
-        self._known = frozenset(self.map.to_dict()["tokens"])
+        self.map.mark_saved()
 
     @property
     def added(self) -> dict[str, str]:
-        """Map entries (``{keyed hash: token}``) made since loading: what an event keeps."""
-        tokens: dict[str, str] = self.map.to_dict()["tokens"]
-        return {h: t for h, t in tokens.items() if h not in self._known}
+        """Map entries (``{keyed hash: token}``) made since loading or the last
+        :meth:`commit`: what an event keeps (not a walk of the whole map)."""
+        return self.map.new_entries()

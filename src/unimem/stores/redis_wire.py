@@ -69,11 +69,20 @@ def _arg(value: Arg) -> bytes:
 def pack_commands(commands: Sequence[Sequence[Arg]]) -> bytes:
     """The RESP encoding of ``commands`` (each a sequence of arguments)."""
     out: list[bytes] = []
+    append = out.append
     for command in commands:
-        out.append(b"*%d\r\n" % len(command))
+        append(b"*%d\r\n" % len(command))
         for value in command:
-            data = _arg(value)
-            out.append(b"$%d\r\n%b\r\n" % (len(data), data))
+            kind = type(value)  # (the common types first, without a call)
+            if kind is str:
+                data = value.encode()  # type: ignore[union-attr]
+            elif kind is int:
+                data = b"%d" % value  # type: ignore[str-format]
+            elif kind is bytes:
+                data = value
+            else:
+                data = _arg(value)
+            append(b"$%d\r\n%b\r\n" % (len(data), data))
     return b"".join(out)
 
 
