@@ -17,7 +17,11 @@ from ..errors import AuthError, ContentTooLargeError, InvalidInputError
 from .errors import error_response
 from .metrics import Metrics
 
-__all__ = ["BodyLimitMiddleware", "LoopbackOnlyMiddleware", "MetricsMiddleware"]
+__all__ = ["BODY_KEY", "BodyLimitMiddleware", "LoopbackOnlyMiddleware", "MetricsMiddleware"]
+
+#: Where ``BodyLimitMiddleware`` leaves the body it read, in the scope, for the
+#: fast path just inside it (which then need not take it from ``receive``).
+BODY_KEY = "unimem.body"
 
 
 class BodyLimitMiddleware:
@@ -33,8 +37,14 @@ class BodyLimitMiddleware:
         if scope["type"] != "http" or scope["method"] in ("GET", "HEAD", "OPTIONS"):
             await self.app(scope, receive, send)
             return
-        headers = dict(scope["headers"])
-        declared = headers.get(b"content-length")
+        # The last of repeated headers, as dict(scope["headers"]) would keep.
+        declared = None
+        content_type = b"json"
+        for name, value in scope["headers"]:
+            if name == b"content-length":
+                declared = value
+            elif name == b"content-type":
+                content_type = value
         if declared is not None and (not declared.isdigit() or int(declared) > self.limit):
             await self._too_large(scope, receive, send)
             return
@@ -53,7 +63,7 @@ class BodyLimitMiddleware:
             chunks.append(chunk)
             more = message.get("more_body", False)
         body = b"".join(chunks)
-        if body and b"json" in headers.get(b"content-type", b"json"):
+        if body and b"json" in content_type:
             try:
                 body.decode("utf-8")
             except UnicodeDecodeError as exc:
@@ -63,6 +73,7 @@ class BodyLimitMiddleware:
                 )
                 await error_response(error)(scope, receive, send)
                 return
+        scope[BODY_KEY] = body
         sent = False
 
         async def replay() -> Message:

@@ -20,6 +20,7 @@ from ..models import (
     SwitchTrigger,
 )
 from .deps import MetricsDep, ServiceDep, UserDep
+from .encode import model_json, models_json
 from .errors import ERROR_RESPONSES
 from .schemas import (
     EventIn,
@@ -31,7 +32,7 @@ from .schemas import (
     SessionPage,
 )
 
-__all__ = ["ID_PATTERN", "SessionId", "json_response", "router"]
+__all__ = ["ID_PATTERN", "JsonBytesResponse", "SessionId", "json_response", "router"]
 
 ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}$"
 _LIMITS = MemoryConfig()
@@ -45,20 +46,27 @@ router = APIRouter(prefix="/v1", tags=["sessions"], responses=ERROR_RESPONSES)
 
 
 def json_response(body: BaseModel | list[BaseModel], status: int = 200) -> Response:
-    """Serialize library models straight to JSON bytes (pydantic's Rust encoder),
-    skipping FastAPI's re-validation of models the service just built."""
-    # __pydantic_serializer__.to_json is what model_dump_json() runs, minus the
-    # decode to str (and the encode back to bytes here).
-    if isinstance(body, list):
-        content = b"[" + b",".join(_json_bytes(item) for item in body) + b"]"
-    else:
-        content = _json_bytes(body)
-    return Response(content, status_code=status, media_type="application/json")
+    """Serialize library models straight to JSON bytes, exactly as pydantic
+    writes them (:mod:`.encode`), skipping FastAPI's re-validation of models the
+    service just built."""
+    content = models_json(body) if isinstance(body, list) else model_json(body)
+    return JsonBytesResponse(content, status)
 
 
-def _json_bytes(model: BaseModel) -> bytes:
-    content: bytes = model.__pydantic_serializer__.to_json(model)
-    return content
+class JsonBytesResponse(Response):
+    """An ``application/json`` response of ready bytes: the headers Starlette's
+    ``Response(content, status, media_type="application/json")`` sends, built
+    without its general path."""
+
+    media_type = "application/json"
+
+    def __init__(self, content: bytes, status_code: int = 200) -> None:
+        self.status_code = status_code
+        self.background = None
+        self.body = content
+        self.raw_headers = [(b"content-type", b"application/json")]
+        if status_code >= 200 and status_code not in (204, 304):
+            self.raw_headers.insert(0, (b"content-length", str(len(content)).encode("latin-1")))
 
 
 @router.post(
