@@ -107,6 +107,17 @@ def unavailable(exc: BaseException) -> SessionCacheUnavailableError:
     return SessionCacheUnavailableError(f"Redis is unreachable ({type(exc).__name__}); retry later")
 
 
+def _raise_errors(results: list[Any]) -> list[Any]:
+    """``results`` of a pipeline or transaction, raising the first error among them
+    (a Redis failure as ``SessionCacheUnavailableError``)."""
+    for result in results:
+        if isinstance(result, UNAVAILABLE):
+            raise unavailable(result) from result
+        if isinstance(result, Exception):
+            raise result
+    return results
+
+
 def _ms(entry: MemoryEntry) -> int:
     assert entry.timestamp is not None
     return int(entry.timestamp.timestamp() * 1000)
@@ -209,12 +220,7 @@ class RedisSessionCache:
                         results[i] = result
         except UNAVAILABLE as exc:
             raise unavailable(exc) from exc
-        for result in results:
-            if isinstance(result, UNAVAILABLE):
-                raise unavailable(result) from result
-            if isinstance(result, Exception):
-                raise result
-        return results
+        return _raise_errors(results)
 
     def _pipe(self) -> _Pipe:
         if isinstance(self.client, RedisCluster):
@@ -323,8 +329,8 @@ class RedisSessionCache:
 
     async def _transaction(self, commands: list[tuple[Any, ...]]) -> list[Any]:
         """``commands`` in ``MULTI``/``EXEC`` on the wire, in one round trip; a
-        script Redis does not know (``EVALSHA`` of one of ``scripts``) is loaded
-        and the whole transaction sent again."""
+        script Redis does not know (an ``EVALSHA`` among them answered
+        ``NOSCRIPT``) is loaded and the whole transaction sent again."""
         assert self.wire is not None
         wire = self.wire
         try:
@@ -343,12 +349,7 @@ class RedisSessionCache:
             if isinstance(exc, TimeoutError):
                 wire.reset()
             raise unavailable(exc) from exc
-        for reply in replies:
-            if isinstance(reply, UNAVAILABLE):
-                raise unavailable(reply) from reply
-            if isinstance(reply, Exception):
-                raise reply
-        return replies
+        return _raise_errors(replies)
 
     async def aclose(self) -> None:
         """Close the cache's own connection (not the client it was given)."""
