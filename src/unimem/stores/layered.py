@@ -33,7 +33,7 @@ from ..models import (
     MemorySettings,
     SessionInfo,
     Summary,
-    entry_from_json,
+    entries_from_json_array,
     event_from_json,
     utcnow,
 )
@@ -351,7 +351,8 @@ class LayeredStore:
             if warm:
                 # (a member whose data expired a moment before it is skipped)
                 found = rest[0] if rest else []
-                recent = [entry_from_json(r) for r in reversed(found) if r is not None]
+                kept = [r for r in reversed(found) if r is not None]
+                recent = entries_from_json_array(b"[" + b",".join(kept) + b"]")
             else:
                 recent = await self._warm_recent(state.user_id, session_id, since, max_messages)
         return LayeredSnapshot(
