@@ -20,6 +20,7 @@ from unimem import MemoryEntry, UnifiedMemoryService
 from unimem import service as service_module
 from unimem.ids import new_id
 from unimem.stores import keys
+from unimem.stores import redis_scripts as lua
 from unimem.stores.spec_faces import RedisMemoryStore
 
 pytestmark = [pytest.mark.redis, pytest.mark.postgres]
@@ -147,6 +148,36 @@ async def test_scripts_redis_forgot_are_loaded_again(
     assert loads == [] and ctx.degradations == []
     await store.cache.client.script_flush()
     assert [e.content for e in await memory.get_history("s1")] == ["one", "two"]
+
+
+@pytest.mark.parametrize("redis_url", ["redis"], indirect=True)  # (a cluster runs the script)
+async def test_plain_session_read_answers_as_the_script(
+    memory: UnifiedMemoryService, store: ScratchLayeredStore
+):
+    """On a single Redis the session read is a transaction of plain commands; on
+    a cluster, and before, the READ_SESSION script. Both answer alike in every
+    state a session's keys can be in."""
+    cache = store.cache
+    assert cache.wire is not None
+    for i in range(12):  # more than the window of 10: trimmed, not complete
+        await memory.add_entry("long", user(f"m{i}", language="en" if i % 2 else "es"), "u1")
+    await memory.add_entry("short", user("one"), "u1")
+    sk = cache.session_keys("gone-window")
+    await memory.add_entry("gone-window", user("x"), "u1")
+    await cache.client.delete(sk.window)  # expired before the meta key
+    await memory.add_entry("no-events", user("y"), "u1")
+    await cache.client.delete(cache.session_keys("no-events").lang)
+    for session in ("long", "short", "gone-window", "no-events", "never-written"):
+        keys = cache.session_keys(session).session_read()
+        for n, events in ((10, 5), (3, 0), (20, 1), (1, 20)):
+            script = await cache._call(lua.READ_SESSION, 4, *keys, n, events)
+            plain = await cache.read_raw(session, n, events)
+            if script is None:
+                assert plain is None, session
+                continue
+            assert plain is not None, session
+            assert plain[:2] == script[:2] and list(plain[3:]) == list(script[3:])
+            assert plain[2] == script[2]  # the window as one JSON array, byte for byte
 
 
 async def test_cross_session_recall_fills_recent(
