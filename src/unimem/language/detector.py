@@ -28,6 +28,11 @@ wherever that provably gives what applying them token by token gives;
 ``tests/test_language_equivalence.py`` keeps the token-by-token version and
 checks both agree. lingua's call is most of the cost of a Latin-script text
 (about 26 us for three words, 80 us for twelve).
+
+When the function words alone lead by :data:`DECISIVE_LEAD`, no lingua
+probabilities can change the label (see :func:`_decisive_lead`), and
+``detect(text, exact_confidence=False)`` skips lingua: the same language, with
+the lowest confidence lingua could have given instead of the exact one.
 """
 
 from __future__ import annotations
@@ -35,7 +40,7 @@ from __future__ import annotations
 import math
 import re
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache
 from itertools import compress, islice, repeat
@@ -76,6 +81,9 @@ _SPANISH: Final = _LATIN.index("es")
 MIN_CONFIDENCE: Final = 0.50
 #: Log-odds one function word (or letter only that language uses) adds.
 EVIDENCE_WEIGHT: Final = 1.0
+#: Added to each lingua probability before its logarithm: a language lingua
+#: rules out (0.0) can still win on function words.
+PROBABILITY_FLOOR: Final = 0.01
 #: From this many content words a text may be labelled without function words.
 LONG_TEXT_WORDS: Final = 4
 LONG_TEXT_CONFIDENCE: Final = 0.90
@@ -145,10 +153,12 @@ class Detection:
     Attributes:
         language: ISO 639-1 code, or ``None`` when unsure.
         confidence: 0..1; 1.0 when the script settled it, 0.0 when nothing to judge.
-        reason: how it was decided: ``script``, ``lingua``, ``empty`` (nothing
-            but numbers, drugs, interjections or names), ``short`` (too little
-            text or no function word), ``unsure`` (below the confidence floor) or
-            ``romanized`` (Hindi/Urdu in Latin letters).
+        reason: how it was decided: ``script``, ``lingua``, ``evidence`` (the
+            function words alone settled it and lingua was not asked; only with
+            ``exact_confidence=False``), ``empty`` (nothing but numbers, drugs,
+            interjections or names), ``short`` (too little text or no function
+            word), ``unsure`` (below the confidence floor) or ``romanized``
+            (Hindi/Urdu in Latin letters).
     """
 
     language: str | None
@@ -444,11 +454,20 @@ _SHORT: Final = Detection(None, 0.0, "short")
 _BY_SCRIPT: Final = {lang: Detection(lang, 1.0, "script") for lang in SUPPORTED_LANGUAGES}
 
 
-def detect(text: str) -> Detection:
+def detect(text: str, *, exact_confidence: bool = True) -> Detection:
     """The language of ``text`` with its confidence and how it was decided.
 
     Pure and synchronous; the first Latin-script text builds the lingua
     detector (once per process).
+
+    Args:
+        exact_confidence: ``False`` for a caller that reads only the language
+            (and whether there is one): when a Latin-script text's function
+            words lead by :data:`DECISIVE_LEAD`, lingua is not asked, and the
+            answer is the language lingua's answer would have had, with reason
+            ``evidence`` and the lowest confidence any lingua probabilities
+            could have given (a lower bound of the exact one, at least
+            :data:`MIN_CONFIDENCE`). Every other answer is the exact one.
     """
     # The opening of a long message decides its language as well as all of it
     # does, and keeps the cost bounded whatever the message's size.
@@ -498,7 +517,14 @@ def detect(text: str) -> Detection:
         return _EMPTY
     if lex.dose_words.issuperset(latin):
         return _EMPTY  # a spelled-out dose: "five hundred milligrams"
-    return _latin(latin, text, lex, ascii_only=ascii_only, elisions="'" in source)
+    return _latin(
+        latin,
+        text,
+        lex,
+        ascii_only=ascii_only,
+        elisions="'" in source,
+        exact_confidence=exact_confidence,
+    )
 
 
 #: Index in _LATIN of each lingua Language (built on first use).
@@ -509,13 +535,21 @@ assert COUNT_BITS == 8 and MAX_CHARS // 2 < 1 << COUNT_BITS
 
 
 def _latin(
-    tokens: list[str], text: str, lex: Lexicon, *, ascii_only: bool, elisions: bool
+    tokens: list[str],
+    text: str,
+    lex: Lexicon,
+    *,
+    ascii_only: bool,
+    elisions: bool,
+    exact_confidence: bool = True,
 ) -> Detection:
     """lingua's probabilities weighed with the function words and telling letters.
 
     Args:
         ascii_only: no token has a letter outside ASCII.
         elisions: some token may have an apostrophe.
+        exact_confidence: else lingua is skipped when the evidence alone
+            decides (see :func:`detect`).
     """
     # Each token counts once for every language it is a word of. The counts
     # are packed into one int (pack_languages), so one sum counts them all.
@@ -535,6 +569,13 @@ def _latin(
                 hits[k] += not letters.isdisjoint(token)
     if "¿" in text or "¡" in text:
         hits[_SPANISH] += 1
+    if not exact_confidence and DECISIVE_LEAD is not None:
+        ranked = sorted(hits)
+        if ranked[-1] - ranked[-2] >= DECISIVE_LEAD:
+            best = hits.index(ranked[-1])
+            return _unless_romanized(
+                tokens, lex, hits, best, _lowest_confidence(hits, best), "evidence"
+            )
     # lingua's cost grows with the text; a dozen words decide a language as
     # well as a paragraph does (the function words still count in full).
     values = _lingua().compute_language_confidence_values(" ".join(tokens[:LINGUA_MAX_WORDS]))
@@ -549,25 +590,103 @@ def _latin(
         index = latin_index.get(value.language)
         if index is not None:
             probability[index] = p
-    # Each function word multiplies a language's odds by e: lingua's
-    # probability is the prior, the words are the evidence it lacks on a few
-    # words. The result is normalized again over the Latin-script languages.
-    log_score = [
-        math.log(p + 0.01) + EVIDENCE_WEIGHT * hit for p, hit in zip(probability, hits, strict=True)
-    ]
-    top = max(log_score)
-    best = log_score.index(top)  # the first of equals, as max(key=...) would pick
-    # softmax relative to the best: no overflow on long texts
-    confidence = 1.0 / sum(map(math.exp, map(sub, log_score, repeat(top))))
+    best, confidence = _weigh(probability, hits)
     long_text = len(tokens) >= LONG_TEXT_WORDS
     if hits[best] == 0 and not (long_text and confidence >= LONG_TEXT_CONFIDENCE):
         return Detection(None, confidence, "short")
     if confidence < MIN_CONFIDENCE:
         return Detection(None, confidence, "unsure")
+    return _unless_romanized(tokens, lex, hits, best, confidence, "lingua")
+
+
+def _weigh(probability: Sequence[float], hits: Sequence[int]) -> tuple[int, float]:
+    """The Latin language (its index) lingua's ``probability`` and the evidence
+    ``hits`` favour, and its confidence.
+
+    Each function word multiplies a language's odds by e: lingua's
+    probability is the prior, the words are the evidence it lacks on a few
+    words. The result is normalized again over the Latin-script languages.
+    """
+    log_score = [
+        math.log(p + PROBABILITY_FLOOR) + EVIDENCE_WEIGHT * hit
+        for p, hit in zip(probability, hits, strict=True)
+    ]
+    top = max(log_score)
+    best = log_score.index(top)  # the first of equals, as max(key=...) would pick
+    # softmax relative to the best: no overflow on long texts
+    return best, 1.0 / sum(map(math.exp, map(sub, log_score, repeat(top))))
+
+
+def _unless_romanized(
+    tokens: list[str],
+    lex: Lexicon,
+    hits: Sequence[int],
+    best: int,
+    confidence: float,
+    reason: str,
+) -> Detection:
+    """Language ``best``, unless the text is Hindi or Urdu in Latin letters."""
     roman = sum(map(lex.roman_hindustani.__contains__, tokens))
     if roman >= 2 and roman >= hits[best]:
         return Detection(None, confidence, "romanized")
-    return Detection(_LATIN[best], confidence, "lingua")
+    return Detection(_LATIN[best], confidence, reason)
+
+
+#: lingua's probabilities are each >= 0 and sum to at most this over the
+#: Latin-script languages (1 over the 14; a little slack for rounding).
+_LINGUA_MASS: Final = 1.0 + 1e-9
+
+
+def _lowest_confidence(hits: Sequence[int], best: int) -> float:
+    """The lowest confidence :func:`_weigh` gives ``best`` over every lingua output.
+
+    The sum in :func:`_weigh`'s softmax, relative to ``best``, is
+    ``S = Σ_{j≠best} (p_j + F) e^{-W d_j} / (p_best + F)`` with ``d_j =
+    hits[best] - hits[j]``. It is largest when ``p_best = 0`` and all of
+    lingua's probability sits on the runner-up (the ``j`` with the smallest
+    ``d_j``): ``S = (e^{-W d} + F Σ_{j≠best} e^{-W d_j}) / F``. The confidence is
+    ``1 / (1 + S)``.
+    """
+    top = hits[best]
+    rest = [math.exp(EVIDENCE_WEIGHT * (hit - top)) for j, hit in enumerate(hits) if j != best]
+    worst = (_LINGUA_MASS * max(rest) + PROBABILITY_FLOOR * sum(rest)) / PROBABILITY_FLOOR
+    return 1.0 / (1.0 + worst)
+
+
+def _decisive_lead(languages: int = len(_LATIN)) -> int | None:
+    """The smallest lead in evidence over every other Latin language that decides
+    the label whatever lingua's probabilities (``None`` if none below 256 does).
+
+    Let ``b`` lead every other language ``j`` by ``d_j >= m`` hits; write
+    ``W`` for :data:`EVIDENCE_WEIGHT` and ``F`` for :data:`PROBABILITY_FLOOR`.
+    For any probabilities (``p_j >= 0``, summing to at most ``M``):
+
+    * ``b`` scores strictly above each ``j`` in :func:`_weigh` (so it is the
+      first best, no tie): ``score_b - score_j >= log F - log(M + F) + W m``,
+      positive once ``W m > log((M + F) / F)``;
+    * its confidence is at least ``1 / (1 + S)`` with ``S <= (M + F (n - 1))
+      e^{-W m} / F`` (``n`` languages; see :func:`_lowest_confidence`), which
+      is at least :data:`MIN_CONFIDENCE` once ``S <= 1 / MIN_CONFIDENCE - 1``;
+    * ``hits[b] >= m > 0``, so the "no function word" rule does not apply.
+
+    The romanized rule reads no probability. So from this lead the label
+    :func:`_latin` gives is the same whatever lingua says.
+    """
+    if EVIDENCE_WEIGHT <= 0 or not 0 < MIN_CONFIDENCE <= 1:
+        return None
+    mass, floor = _LINGUA_MASS, PROBABILITY_FLOOR
+    for lead in range(1, 1 << COUNT_BITS):
+        beats = EVIDENCE_WEIGHT * lead > math.log((mass + floor) / floor)
+        spread = (mass + floor * (languages - 1)) * math.exp(-EVIDENCE_WEIGHT * lead) / floor
+        if beats and spread <= 1.0 / MIN_CONFIDENCE - 1.0:
+            return lead
+    return None
+
+
+#: From this lead in function words (and telling letters) over every other
+#: Latin-script language, lingua cannot change the label (5 with the weights
+#: above; see :func:`_decisive_lead`).
+DECISIVE_LEAD: Final = _decisive_lead()
 
 
 @cache
@@ -610,4 +729,4 @@ def detect_language(text: str) -> str | None:
     short text and for text made only of numbers, doses, drug names, person
     names or interjections ("ok", "hmm", "thanks", "sí", "merci").
     """
-    return detect(text).language
+    return detect(text, exact_confidence=False).language

@@ -140,8 +140,13 @@ async def apply_language_policy(
     Raises whatever ``store.get_session`` raises (``StoreUnavailableError``).
     """
     found = _given_detection(entry)
-    if found is None:
-        found = detect(entry.content) if entry.content else Detection(None, 0.0, "empty")
+    if found is None and entry.content:
+        # Only the detection's language is read below (the decision's
+        # confidence is not stored): lingua may be skipped when the function
+        # words alone settle the language (same language, lower-bound confidence).
+        found = detect(entry.content, exact_confidence=False)
+    elif found is None:
+        found = Detection(None, 0.0, "empty")
     update: dict[str, Any] = {
         "detected_language": entry.detected_language or found.language or entry.language
     }
