@@ -11,7 +11,8 @@ import random
 import uuid
 import warnings
 from collections.abc import Callable
-from datetime import UTC, datetime, timedelta, timezone
+from dataclasses import dataclass
+from datetime import UTC, datetime, time, timedelta, timezone, tzinfo
 from decimal import Decimal
 from enum import Enum, IntEnum
 from typing import Any
@@ -133,6 +134,22 @@ def context(messages: list[Any], recent: list[Any] | None = None, **changes: Any
     return ctx
 
 
+class _NoOffset(tzinfo):
+    """A zone that knows no offset: pydantic writes the time as naive."""
+
+    def utcoffset(self, dt: datetime | None) -> None:
+        return None
+
+    def dst(self, dt: datetime | None) -> None:
+        return None
+
+
+@dataclass
+class _Point:
+    x: int = 1
+    y: float = 2.5
+
+
 # -------------------------------------------------------------- generated values
 
 json_scalars = (
@@ -154,7 +171,11 @@ offsets = st.sampled_from(
         timezone(timedelta(hours=5, minutes=30)),
         timezone(-timedelta(hours=3)),
         timezone(timedelta(seconds=61)),
+        timezone(timedelta(seconds=59)),
+        timezone(-timedelta(seconds=3599)),
+        timezone(timedelta(hours=23, minutes=59, seconds=59, microseconds=5)),
         timezone(timedelta(microseconds=1)),
+        _NoOffset(),
         ZoneInfo("Europe/London"),
         ZoneInfo("America/New_York"),
         None,
@@ -235,6 +256,15 @@ def test_floats_are_written_as_pydantic_writes_them() -> None:
         {"metadata": {1: "int key", None: "none key"}},
         {"metadata": {"s": {1, 2}, "t": (1, 2), "d": Decimal("1.50"), "b": b"raw"}},
         {"metadata": {"u": uuid.UUID(int=5), "when": NOW, "day": NOW.date()}},
+        {"metadata": {"when": NOW.replace(tzinfo=timezone(timedelta(seconds=59)))}},
+        {"metadata": {"when": NOW.replace(tzinfo=_NoOffset())}},
+        {"metadata": {"at": time(1, 2, 3, tzinfo=UTC), "p": _Point()}},
+        {"sources": [{"when": NOW.replace(tzinfo=timezone(-timedelta(seconds=1)))}]},
+        {"timestamp": NOW.replace(tzinfo=timezone(timedelta(seconds=59)))},
+        {"timestamp": NOW.replace(tzinfo=timezone(-timedelta(seconds=3599)))},
+        {"timestamp": NOW.replace(tzinfo=_NoOffset())},
+        {"timestamp": NOW.replace(tzinfo=None)},
+        {"timestamp": NOW.replace(tzinfo=ZoneInfo("Asia/Kolkata"))},
         {"metadata": {"e": Mode.TEXT, "i": IntEnum("I", "A B").B}},
         {"metadata": {"lone": "\ud800"}},
         {"content": "lone \udfff surrogate"},
@@ -253,6 +283,23 @@ def test_unusual_values_are_written_as_pydantic_writes_them(changes: dict[str, A
     item = constructed(entry(), **changes)
     assert_same(item)
     assert_same(context([item], [item]))
+
+
+@pytest.mark.parametrize(
+    "zone",
+    [timezone(timedelta(seconds=59)), timezone(-timedelta(seconds=3599)), _NoOffset(), None, UTC],
+    ids=repr,
+)
+def test_times_of_events_and_sessions_are_written_as_pydantic_writes_them(zone: Any) -> None:
+    odd = NOW.replace(tzinfo=zone)
+    ctx = context([entry()])
+    ctx.__dict__["mode_events"] = [constructed(event(), timestamp=odd)]
+    ctx.__dict__["language_events"] = [constructed(event(), data={"at": odd})]
+    assert_same(ctx)
+    ctx = context([entry()])
+    ctx.__dict__["session"] = constructed(session(), started_at=odd, closed_at=odd)
+    assert_same(ctx)
+    assert_same(constructed(session(), last_active_at=odd))
 
 
 def test_fields_out_of_order_come_out_in_the_same_order() -> None:
