@@ -1,6 +1,7 @@
 """get_context and the automatic switch events, on every backend."""
 
 from unimem import MemoryEntry, MemorySettings, UnifiedMemoryService
+from unimem.stores.base import RECENT_SCAN
 
 
 def entry(role: str, content: str, **kw) -> MemoryEntry:
@@ -116,3 +117,24 @@ async def test_only_last_five_switch_events_in_context(service: UnifiedMemorySer
     all_switches = await service.get_events("s1", "mode_switch", limit=100)
     assert len(all_switches) == 9
     assert all_switches[-5:] == ctx.mode_events
+
+
+async def test_recent_turns_come_from_the_users_last_turns_of_the_day(
+    service: UnifiedMemoryService,
+):
+    """Cross-session recall looks through the user's last RECENT_SCAN turns of
+    the last 24 h (the short-term layer's size), on every store alike: turns of
+    another session behind that many newer ones are not recalled, and the cost
+    does not grow with the length of the current session."""
+    await service.add_entry("earlier", MemoryEntry(role="user", content="allergic to latex"), "u1")
+    for i in range(RECENT_SCAN - 2):
+        await service.add_entry("now", MemoryEntry(role="user", content=f"turn {i}"), "u1")
+    ctx = await service.get_context("now", max_messages=5)
+    assert [e.content for e in ctx.recent] == ["allergic to latex"]  # still among the last
+    for i in range(2):
+        await service.add_entry("now", MemoryEntry(role="user", content=f"more {i}"), "u1")
+    ctx = await service.get_context("now", max_messages=5)
+    assert ctx.recent == []  # RECENT_SCAN newer turns of this session since
+    fresh = await service.get_context("new", user_id="u1")  # a new session: the last 10
+    newest = [f"turn {i}" for i in range(RECENT_SCAN - 2)] + ["more 0", "more 1"]
+    assert [e.content for e in fresh.recent] == newest[-10:]

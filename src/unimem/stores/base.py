@@ -32,6 +32,7 @@ from ..models import (
 )
 
 __all__ = [
+    "RECENT_SCAN",
     "UPDATABLE_ENTRY_FIELDS",
     "AppendResult",
     "ContextSnapshot",
@@ -44,6 +45,10 @@ __all__ = [
 ]
 
 DeleteScope = Literal["session", "day", "all"]
+
+#: How many of a user's newest entries cross-session recall looks through
+#: (``recent_user_entries``): the short-term layer's size in Redis.
+RECENT_SCAN = 200
 
 
 @dataclass(slots=True)
@@ -245,7 +250,10 @@ class DurableStore(Protocol):
         self, user_id: str, *, since: datetime, exclude_session: str | None, limit: int
     ) -> list[MemoryEntry]:
         """The user's last ``limit`` entries with ``timestamp >= since`` from any
-        session but ``exclude_session``, oldest first (cross-session recall)."""
+        session but ``exclude_session``, oldest first (cross-session recall),
+        among the user's last :data:`RECENT_SCAN` entries since then: the
+        short-term layer's size, so that the cost does not grow with the
+        length of the session left out, and every store recalls the same."""
 
     async def put_fact(self, fact: Fact) -> Fact:
         """Store a pinned fact (id, user and ``created_at`` filled by the caller)."""

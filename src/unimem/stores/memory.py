@@ -19,6 +19,7 @@ from ..models import (
     Summary,
 )
 from .base import (
+    RECENT_SCAN,
     AppendResult,
     ContextSnapshot,
     DeleteScope,
@@ -219,13 +220,13 @@ class InMemoryStore:
             return []
         found = [
             entry
-            for sid, session in self._sessions.items()
-            if session.state.user_id == user_id and sid != exclude_session
+            for session in self._sessions.values()
+            if session.state.user_id == user_id
             for entry in session.entries
             if entry.timestamp is not None and entry.timestamp >= since
         ]
         found.sort(key=lambda e: (e.timestamp, e.id))
-        return found[-limit:]
+        return [e for e in found[-RECENT_SCAN:] if e.session_id != exclude_session][-limit:]
 
     async def put_fact(self, fact: Fact) -> Fact:
         self._facts.setdefault(fact.user_id, {})[fact.id] = fact

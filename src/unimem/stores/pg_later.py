@@ -26,7 +26,7 @@ from ..models import (
     entry_from_json,
     session_from_json,
 )
-from .base import DeleteScope, apply_entry_changes
+from .base import RECENT_SCAN, DeleteScope, apply_entry_changes
 
 __all__ = ["LaterLayersMixin"]
 
@@ -85,18 +85,21 @@ class LaterLayersMixin:
     async def recent_user_entries(
         self, user_id: str, *, since: datetime, exclude_session: str | None, limit: int
     ) -> list[MemoryEntry]:
-        """The user's last ``limit`` entries since ``since`` from other sessions, oldest first."""
+        """The user's last ``limit`` entries since ``since`` from other sessions,
+        oldest first, among their last ``RECENT_SCAN`` (see the Protocol)."""
         if limit <= 0:
             return []
         async with self._conn() as conn:
             rows = await conn.fetch(
-                "SELECT data FROM entries WHERE user_id = $1 AND ts >= $2 "
-                "AND ($3::text IS NULL OR session_id <> $3) "
+                "SELECT data FROM (SELECT data, session_id, seq, ts FROM entries "
+                "WHERE user_id = $1 AND ts >= $2 ORDER BY ts DESC, session_id, seq DESC "
+                "LIMIT $5) AS newest WHERE ($3::text IS NULL OR session_id <> $3) "
                 "ORDER BY ts DESC, session_id, seq DESC LIMIT $4",
                 user_id,
                 since,
                 exclude_session,
                 limit,
+                RECENT_SCAN,
             )
         return [entry_from_json(r[0]) for r in reversed(rows)]
 

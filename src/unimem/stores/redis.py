@@ -37,6 +37,7 @@ from ..models import (
 )
 from . import keys as k
 from . import redis_scripts as lua
+from .base import RECENT_SCAN
 from .redis_wire import RedisWire
 
 __all__ = [
@@ -181,7 +182,7 @@ class RedisSessionCache:
         hot_window: int = 50,
         session_ttl: int = 86_400,
         short_term_ttl: int = 86_400,
-        short_term_cap: int = 200,
+        short_term_cap: int = RECENT_SCAN,
         command_timeout: float = 0.5,
     ) -> None:
         self.client = client

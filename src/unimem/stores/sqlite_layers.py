@@ -20,7 +20,7 @@ from ..models import (
     event_from_json,
     session_from_json,
 )
-from .base import DeleteScope, apply_entry_changes
+from .base import RECENT_SCAN, DeleteScope, apply_entry_changes
 
 __all__ = ["SQLiteLayers"]
 
@@ -69,9 +69,15 @@ class SQLiteLayers:
         rows = (
             self._conn()
             .execute(
-                "SELECT data FROM entries WHERE user_id = ? AND ts_us >= ? "
-                "AND session_id IS NOT ? ORDER BY ts_us DESC, id DESC LIMIT ?",
-                (user_id, _us(since), exclude_session, limit),
+                # the newest RECENT_SCAN from the (user_id, ts_us) index alone (it
+                # holds the key, session_id and seq; ties in the order PostgreSQL
+                # breaks them), then the data of the few kept
+                "SELECT e.data FROM entries e JOIN (SELECT session_id, seq, ts_us "
+                "FROM entries WHERE user_id = ? AND ts_us >= ? "
+                "ORDER BY ts_us DESC, session_id, seq DESC LIMIT ?) AS n "
+                "ON e.session_id = n.session_id AND e.seq = n.seq WHERE n.session_id IS NOT ? "
+                "ORDER BY n.ts_us DESC, n.session_id, n.seq DESC LIMIT ?",
+                (user_id, _us(since), RECENT_SCAN, exclude_session, limit),
             )
             .fetchall()
         )
