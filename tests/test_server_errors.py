@@ -178,6 +178,29 @@ async def test_invalid_bodies_are_422(
     assert events == []
 
 
+@pytest.mark.parametrize(
+    ("path", "raw", "field"),
+    [
+        (ENTRIES, b'{"role":"user","content":"x","metadata":{"k":"\\ud800"}}', "metadata"),
+        (ENTRIES, b'{"role":"user","content":"x","metadata":{"\\udfff":1}}', "metadata"),
+        (ENTRIES, b'{"role":"user","content":"x","sources":[{"t":"a\\ud83d"}]}', "sources"),
+        ("/v1/sessions/s/events", b'{"event_type":"ok","data":{"k":"\\ud800"}}', "data"),
+    ],
+)
+async def test_escaped_lone_surrogates_in_json_fields_are_422(
+    client: httpx.AsyncClient, path: str, raw: bytes, field: str
+) -> None:
+    """JSON can escape a lone surrogate, which no UTF-8 text holds: refused with
+    the field named (it used to pass validation and fail the write with a 500)."""
+    await client.post(ENTRIES, json={"role": "user", "content": "first"})
+    r = await client.post(path, content=raw, headers={"Content-Type": "application/json"})
+    assert r.status_code == 422, r.text
+    assert r.json()["field"] == field and "surrogate" in r.json()["message"]
+    history = (await client.get("/v1/sessions/s/history")).json()
+    assert [e["content"] for e in history] == ["first"]
+    assert (await client.get("/v1/sessions/s/events")).json() == []
+
+
 async def test_invalid_delete_scope_is_422(client: httpx.AsyncClient) -> None:
     await client.post(ENTRIES, json={"role": "user", "content": "x"})
     r = await client.delete("/v1/me/memory", params={"scope": "week"})

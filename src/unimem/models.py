@@ -136,10 +136,19 @@ def _check_text(value: str, field: str) -> str:
 
 
 def _check_json(value: Any, field: str, info: ValidationInfo) -> Any:
-    if info.mode == "json":
-        return value  # parsed from JSON, so it is JSON
+    """``value`` if it can be stored as JSON text: JSON types only, no NaN, and
+    valid Unicode (JSON can carry an escaped lone surrogate, ``"\\ud800"``,
+    which no UTF-8 text can hold), in keys as in values."""
+    if not value:
+        return value
     try:
-        json.dumps(value, allow_nan=False)
+        text = json.dumps(value, allow_nan=info.mode == "json", ensure_ascii=False)
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise ValueError(
+            f"{field} is not valid Unicode (a lone surrogate, {exc.object[exc.start]!r}); "
+            "send text as UTF-8"
+        ) from None
     except (TypeError, ValueError) as exc:
         raise ValueError(f"{field} must be JSON-serializable: {exc}") from None
     return value

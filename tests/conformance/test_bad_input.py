@@ -27,6 +27,9 @@ async def assert_nothing_stored(service: UnifiedMemoryService, session_id: str =
         ({"role": "user", "content": "x", "unknown": 1}, "unknown"),
         ({"role": "user", "content": "nul\x00byte"}, "content"),
         ({"role": "user", "content": "lone \ud800 surrogate"}, "content"),
+        ({"role": "user", "content": "x", "metadata": {"k": "lone \ud800"}}, "metadata"),
+        ({"role": "user", "content": "x", "metadata": {"\udfff": 1}}, "metadata"),
+        ({"role": "user", "content": "x", "sources": [{"t": "\ud83d"}]}, "sources"),
     ],
 )
 async def test_invalid_entries_name_the_field(service: UnifiedMemoryService, payload, field):
