@@ -150,7 +150,7 @@ def test_unimem_serve_runs_a_real_server(tmp_path: Path) -> None:
             "--port",
             str(port),
             "--log-level",
-            "warning",
+            "info",
         ],
         env=env,
         stdout=subprocess.PIPE,
@@ -181,9 +181,12 @@ def test_unimem_serve_runs_a_real_server(tmp_path: Path) -> None:
         assert (tmp_path / "data" / "unimem.db").exists()
     finally:
         proc.terminate()
-        _, err = proc.communicate(timeout=20)
+        out, err = proc.communicate(timeout=20)
     assert "bearer tokens" in err and f"http://127.0.0.1:{port}" in err
     assert "LOCAL MODE" not in err
+    # no line per request unless asked (--access-log): paths name sessions
+    assert "access    not logged" in err
+    assert "/v1/sessions/x/entries" not in out + err and "Uvicorn running" in out + err
 
 
 def test_export_and_delete_open_the_store_like_the_server(tmp_path: Path) -> None:

@@ -134,6 +134,14 @@ def _is_loopback(host: str) -> bool:
     show_default=True,
     type=click.Choice(["critical", "error", "warning", "info", "debug"]),
 )
+@click.option(
+    "--access-log/--no-access-log",
+    default=False,
+    show_default=True,
+    help="Log a line per request (method, path with the session id, status). Off by "
+    "default: request paths name sessions, and a line per request costs CPU on every "
+    "voice turn.",
+)
 @_fail_cleanly
 def serve(
     host: str,
@@ -142,6 +150,7 @@ def serve(
     database_url: str | None,
     redis_url: str | None,
     log_level: str,
+    access_log: bool,
 ) -> None:
     """Serve the HTTP API, the live WebSocket and the web UI."""
     import uvicorn
@@ -189,6 +198,7 @@ def serve(
         )
     if workers > 1:
         click.echo(f"  workers   {workers} (the rate limit applies per worker)", err=True)
+    click.echo(f"  access    {'logged' if access_log else 'not logged (--access-log)'}", err=True)
     shown = f"[{host}]" if ":" in host else host
     click.echo(f"  listening http://{shown}:{port}  (docs at /docs)", err=True)
     uvicorn.run(
@@ -198,6 +208,7 @@ def serve(
         port=port,
         workers=workers,
         log_level=log_level,
+        access_log=access_log,
         proxy_headers=False,
         # a request still running this long after SIGTERM is abandoned, so a
         # stuck client or query never keeps the server from stopping
