@@ -70,13 +70,14 @@ class SQLiteLayers:
             self._conn()
             .execute(
                 # the newest RECENT_SCAN from the (user_id, ts_us) index alone (it
-                # holds the key, session_id and seq; ties in the order PostgreSQL
-                # breaks them), then the data of the few kept
-                "SELECT e.data FROM entries e JOIN (SELECT session_id, seq, ts_us "
-                "FROM entries WHERE user_id = ? AND ts_us >= ? "
+                # holds the key, session_id and seq), the kept ones ordered with
+                # ties broken as PostgreSQL breaks them, then only their data
+                "SELECT e.data FROM (SELECT session_id, seq, ts_us FROM "
+                "(SELECT session_id, seq, ts_us FROM entries WHERE user_id = ? AND ts_us >= ? "
+                "ORDER BY ts_us DESC LIMIT ?) WHERE session_id IS NOT ? "
                 "ORDER BY ts_us DESC, session_id, seq DESC LIMIT ?) AS n "
-                "ON e.session_id = n.session_id AND e.seq = n.seq WHERE n.session_id IS NOT ? "
-                "ORDER BY n.ts_us DESC, n.session_id, n.seq DESC LIMIT ?",
+                "JOIN entries e ON e.session_id = n.session_id AND e.seq = n.seq "
+                "ORDER BY n.ts_us DESC, n.session_id, n.seq DESC",
                 (user_id, _us(since), RECENT_SCAN, exclude_session, limit),
             )
             .fetchall()
