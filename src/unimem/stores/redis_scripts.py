@@ -167,17 +167,20 @@ local function read_user(settings, recent, data, warm, sessions, exclude, since,
   -- no other session of the user wrote since then: nothing to look through
   local active = redis.call('ZRANGEBYSCORE', sessions, since, '+inf', 'LIMIT', 0, 2)
   if #active == 0 or (#active == 1 and active[1] == exclude) then return {s, 1} end
-  -- newest first, a page at a time, skipping this session's own turns
-  local out, offset, page = {}, 0, 2 * limit
+  -- newest first, skipping this session's own turns: a first page, then (when
+  -- this session's turns filled it) the rest in one call
+  local out, page = {}, 2 * limit
   local prefix = exclude .. ' '
-  while #out < limit do
-    local members = redis.call('ZREVRANGEBYSCORE', recent, '+inf', since, 'LIMIT', offset, page)
+  local function keep(members)
     for _, m in ipairs(members) do
-      if #out >= limit then break end
+      if #out >= limit then return end
       if exclude == '' or string.sub(m, 1, #prefix) ~= prefix then out[#out + 1] = m end
     end
-    if #members < page then break end
-    offset = offset + page
+  end
+  local first = redis.call('ZREVRANGEBYSCORE', recent, '+inf', since, 'LIMIT', 0, page)
+  keep(first)
+  if #out < limit and #first == page then
+    keep(redis.call('ZREVRANGEBYSCORE', recent, '+inf', since, 'LIMIT', page, -1))
   end
   if #out == 0 then return {s, 1} end
   return {s, 1, redis.call('HMGET', data, unpack(out))}
