@@ -38,7 +38,7 @@ from ..models import (
 from . import keys as k
 from . import redis_scripts as lua
 from .base import RECENT_SCAN
-from .redis_wire import RedisWire
+from .redis_wire import RedisWire, pack_transaction
 
 __all__ = [
     "RedisSessionCache",
@@ -65,6 +65,8 @@ UNAVAILABLE: tuple[type[BaseException], ...] = (
 
 #: How many switch events of each kind the cache keeps per session.
 EVENT_KEEP = 20
+#: How many sessions' packed read transactions a cache keeps.
+_PACKED_KEEP = 4096
 
 
 def redis_client_from_url(url: str, *, timeout: float = 0.5) -> RedisClient:
@@ -189,6 +191,8 @@ class RedisSessionCache:
         self.command_timeout = None if isinstance(client, RedisCluster) else command_timeout
         #: the hot calls' own connection on a single Redis (``None``: through redis-py)
         self.wire = RedisWire.for_client(client)
+        #: (session, entries, events) -> the session read's transaction, packed
+        self._packed_reads: dict[tuple[str, int, int], tuple[bytes, int]] = {}
         self.prefix = prefix
         self.hot_window = hot_window
         self.session_ttl = session_ttl
@@ -328,14 +332,19 @@ class RedisSessionCache:
                 wire.reset()  # a connection that did not answer may be stuck
             raise unavailable(exc) from exc
 
-    async def _transaction(self, commands: list[tuple[Any, ...]]) -> list[Any]:
-        """``commands`` in ``MULTI``/``EXEC`` on the wire, in one round trip; a
-        script Redis does not know (an ``EVALSHA`` among them answered
-        ``NOSCRIPT``) is loaded and the whole transaction sent again."""
+    async def _transaction(
+        self, commands: Sequence[tuple[Any, ...]], packed: tuple[bytes, int] | None = None
+    ) -> list[Any]:
+        """``commands`` in ``MULTI``/``EXEC`` on the wire, in one round trip (or
+        ``packed``, the same already packed, with no script among them); a script
+        Redis does not know (an ``EVALSHA`` among them answered ``NOSCRIPT``) is
+        loaded and the whole transaction sent again."""
         assert self.wire is not None
         wire = self.wire
         try:
             async with asyncio.timeout(self.command_timeout):
+                if packed is not None:
+                    return _raise_errors(await wire.transaction_packed(*packed))
                 replies = await wire.transaction(commands)
                 missing = [
                     c[1]
@@ -451,13 +460,14 @@ class RedisSessionCache:
         sk: k.SessionKeys, max_messages: int, event_limit: int
     ) -> list[tuple[Any, ...]]:
         """The session read as plain commands (what ``READ_SESSION`` does, without
-        the cost of a script: ~30 µs of Redis time per call for the data it copies)."""
-        commands: list[tuple[Any, ...]] = [
-            ("HMGET", sk.meta, "state", "complete", "mc"),
-            ("EXISTS", sk.window),
-        ]
+        the cost of a script: ~30 µs of Redis time per call for the data it copies).
+        The window's ``ZRANGE`` answers whether the window exists (a sorted set
+        is never empty); ``EXISTS`` only when no entry is asked for."""
+        commands: list[tuple[Any, ...]] = [("HMGET", sk.meta, "state", "complete", "mc")]
         if max_messages > 0:
             commands.append(("ZRANGE", sk.window, -max_messages, -1))
+        else:
+            commands.append(("EXISTS", sk.window))
         if event_limit > 0:
             commands.append(("LRANGE", sk.lang, -event_limit, -1))
             commands.append(("LRANGE", sk.mode, -event_limit, -1))
@@ -466,23 +476,29 @@ class RedisSessionCache:
     @staticmethod
     def _session_reply(replies: list[Any], max_messages: int, event_limit: int) -> Any:
         """The replies of :meth:`_session_commands` in ``READ_SESSION``'s shape."""
-        (state, complete, count), exists = replies[0], replies[1]
+        (state, complete, count), window = replies[0], replies[1]
         # keys expiring one after the other at the end of the TTL: treat as not cached
-        if state is None or (count != b"0" and not exists):
+        if state is None or (count != b"0" and not window):
             return None
-        entries, lang, mode, i = b"[]", [], [], 2
-        if max_messages > 0:
-            entries, i = b"[" + b",".join(replies[2]) + b"]", 3
-        if event_limit > 0:
-            lang, mode = replies[i], replies[i + 1]
+        entries = b"[" + b",".join(window) + b"]" if max_messages > 0 else b"[]"
+        lang, mode = (replies[2], replies[3]) if event_limit > 0 else ([], [])
         return [state, complete, entries, lang, mode]
 
     async def read_raw(self, session_id: str, max_messages: int, event_limit: int) -> Any:
         """The session read (see :meth:`parse_read`) in one round trip."""
-        sk = self.session_keys(session_id)
         if self.wire is not None:
-            replies = await self._transaction(self._session_commands(sk, max_messages, event_limit))
+            key = (session_id, max_messages, event_limit)
+            packed = self._packed_reads.get(key)
+            if packed is None:  # (the same bytes every time: packed once)
+                if len(self._packed_reads) >= _PACKED_KEEP:
+                    self._packed_reads.clear()
+                commands = self._session_commands(
+                    self.session_keys(session_id), max_messages, event_limit
+                )
+                packed = self._packed_reads[key] = pack_transaction(commands)
+            replies = await self._transaction((), packed)
             return self._session_reply(replies, max_messages, event_limit)
+        sk = self.session_keys(session_id)
         return await self._call(lua.READ_SESSION, 4, *sk.session_read(), max_messages, event_limit)
 
     async def read(

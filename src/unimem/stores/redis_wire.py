@@ -30,7 +30,7 @@ import redis.asyncio as aioredis
 import redis.exceptions as rexc
 from redis.asyncio.connection import Connection, UnixDomainSocketConnection
 
-__all__ = ["RedisWire", "pack_commands"]
+__all__ = ["RedisWire", "pack_commands", "pack_transaction"]
 
 Arg = bytes | str | int | float
 
@@ -86,14 +86,31 @@ def pack_commands(commands: Sequence[Sequence[Arg]]) -> bytes:
     return b"".join(out)
 
 
+def pack_transaction(commands: Sequence[Sequence[Arg]]) -> tuple[bytes, int]:
+    """``commands`` packed inside ``MULTI``/``EXEC``, and how many they are (what
+    :meth:`RedisWire.transaction_packed` takes: a caller may keep it for reuse)."""
+    return pack_commands([("MULTI",), *commands, ("EXEC",)]), len(commands)
+
+
+class _Batch:
+    """The replies a batch of commands waits for: one future for all of them."""
+
+    __slots__ = ("future", "left", "replies")
+
+    def __init__(self, future: asyncio.Future[list[Any]], count: int) -> None:
+        self.future = future
+        self.left = count
+        self.replies: list[Any] = []
+
+
 class _Protocol(asyncio.Protocol):
-    """One connection: replies resolve the oldest waiting future."""
+    """One connection: replies fill the oldest waiting batch, in order."""
 
     def __init__(self) -> None:
         self.reader = hiredis.Reader(
             protocolError=rexc.InvalidResponse, replyError=rexc.ResponseError
         )
-        self.waiters: deque[asyncio.Future[Any]] = deque()
+        self.waiting: deque[_Batch] = deque()
         self.transport: Any = None  # asyncio's or uvloop's (not an asyncio.Transport)
         self.closed = False
 
@@ -103,12 +120,16 @@ class _Protocol(asyncio.Protocol):
     def data_received(self, data: bytes) -> None:
         reader = self.reader
         reader.feed(data)
-        waiters = self.waiters
+        waiting = self.waiting
         try:
             while (reply := reader.gets()) is not False:
-                waiter = waiters.popleft()
-                if not waiter.done():  # (a caller that timed out is gone)
-                    waiter.set_result(reply)
+                batch = waiting[0]
+                batch.replies.append(reply)
+                batch.left -= 1
+                if batch.left == 0:
+                    waiting.popleft()
+                    if not batch.future.done():  # (a caller that timed out is gone)
+                        batch.future.set_result(batch.replies)
         except (rexc.InvalidResponse, IndexError) as exc:
             self.abort(rexc.ConnectionError(f"Redis protocol error: {exc}"))
 
@@ -124,17 +145,17 @@ class _Protocol(asyncio.Protocol):
         self.fail(error)
 
     def fail(self, error: rexc.RedisError) -> None:
-        while self.waiters:
-            waiter = self.waiters.popleft()
-            if not waiter.done():
-                waiter.set_exception(error)
+        while self.waiting:
+            future = self.waiting.popleft().future
+            if not future.done():
+                future.set_exception(error)
 
-    def send(self, payload: bytes, replies: int) -> list[asyncio.Future[Any]]:
-        loop = asyncio.get_running_loop()
-        futures = [loop.create_future() for _ in range(replies)]
-        self.waiters.extend(futures)
+    def send(self, payload: bytes, replies: int) -> asyncio.Future[list[Any]]:
+        """Write ``payload`` (``replies`` commands); the future of their replies."""
+        future: asyncio.Future[list[Any]] = asyncio.get_running_loop().create_future()
+        self.waiting.append(_Batch(future, replies))
         self.transport.write(payload)
-        return futures
+        return future
 
 
 Connector = Callable[[], Awaitable[tuple[asyncio.BaseTransport, asyncio.BaseProtocol]]]
@@ -201,7 +222,7 @@ class RedisWire:
     async def call(self, *args: Arg) -> Any:
         """Send one command and return its reply (an error reply is raised)."""
         proto = await self._connected()
-        reply = await proto.send(pack_commands((args,)), 1)[0]
+        [reply] = await proto.send(pack_commands((args,)), 1)
         if isinstance(reply, rexc.ResponseError):
             raise as_error(reply)
         return reply
@@ -212,15 +233,22 @@ class RedisWire:
         Error replies are returned as exceptions, not raised (as redis-py's
         ``execute(raise_on_error=False)``), converted to redis-py's classes.
         """
+        return await self.pipeline_packed(pack_commands(commands), len(commands))
+
+    async def pipeline_packed(self, payload: bytes, count: int) -> list[Any]:
+        """:meth:`pipeline` of ``count`` commands already packed (:func:`pack_commands`)."""
         proto = await self._connected()
-        futures = proto.send(pack_commands(commands), len(commands))
-        replies = [await f for f in futures]
+        replies = await proto.send(payload, count)
         return [as_error(r) if isinstance(r, rexc.ResponseError) else r for r in replies]
 
     async def transaction(self, commands: Sequence[Sequence[Arg]]) -> list[Any]:
         """Run ``commands`` in ``MULTI``/``EXEC`` (atomically) in one round trip;
         the replies of the commands, errors as exceptions (not raised)."""
-        replies = await self.pipeline([("MULTI",), *commands, ("EXEC",)])
+        return await self.transaction_packed(*pack_transaction(commands))
+
+    async def transaction_packed(self, payload: bytes, count: int) -> list[Any]:
+        """:meth:`transaction` of ``count`` commands packed by :func:`pack_transaction`."""
+        replies = await self.pipeline_packed(payload, count + 2)
         result = replies[-1]
         if isinstance(result, Exception):
             raise result  # EXECABORT: a command was refused when queued
@@ -269,8 +297,8 @@ class RedisWire:
         assert isinstance(proto, _Protocol)
         try:
             if self._handshake:
-                replies = proto.send(pack_commands(self._handshake), len(self._handshake))
-                for reply in [await f for f in replies]:
+                replies = await proto.send(pack_commands(self._handshake), len(self._handshake))
+                for reply in replies:
                     if isinstance(reply, rexc.ResponseError):
                         error = as_error(reply)
                         if not isinstance(error, rexc.ConnectionError):
