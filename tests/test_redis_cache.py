@@ -254,37 +254,35 @@ async def test_a_first_detection_holding_the_loop_does_not_time_out_redis(
     assert entry.degradations == [] and entry.detected_language == "en"
 
 
-async def test_typed_turns_decide_their_language_from_the_state_this_process_wrote(
+async def test_typed_turns_decide_their_language_from_the_current_state(
     memory: UnifiedMemoryService, store: ScratchLayeredStore, redis_url: str
 ):
     """A typed turn's language is decided against the session's current language
-    as this process last wrote it (no round trip); when another process switched
-    the language meanwhile, the switch is still recorded against the committed
-    state, exactly as with a fresh read."""
+    as stored now, even when another process changed it since this process last
+    wrote: a Portuguese turn in a session another process set to pt-BR keeps
+    pt-BR (no switch), and an English turn after another process's switch to
+    Spanish records es -> en."""
     english = "I have been taking the blood pressure pills every morning with my breakfast"
+    portuguese = "eu tenho tomado os comprimidos para a pressão todas as manhãs com o café"
     spanish = "he tomado las pastillas para la presión todas las mañanas con el desayuno"
     await memory.add_entry("s1", user(english), user_id="u1")
-    reads = count_calls(store, "get_session")
-    await memory.add_entry("s1", user(english), user_id="u1")
-    assert reads == []  # decided from the state this process wrote
-    # another process (its own stores, the same PostgreSQL schema and Redis prefix)
     other_store = LayeredStore(
         PostgresStore(PG_URL, schema=store.durable.schema),  # type: ignore[attr-defined]
         RedisSessionCache(redis_client_from_url(redis_url, timeout=2), prefix=store.cache.prefix),
     )
     async with UnifiedMemoryService(other_store) as other:
-        switched = await other.add_entry("s1", user(spanish), user_id="u1")
-        assert switched.language == "es"
-        # this process still believes the session is in English
+        await other.add_entry("s1", user("bom dia", language="pt-BR"), user_id="u1")
+        same = await memory.add_entry("s1", user(portuguese), user_id="u1")
+        assert (same.language, same.language_switched) == ("pt-BR", False)
+        await other.add_entry("s1", user(spanish), user_id="u1")
         back = await memory.add_entry("s1", user(english), user_id="u1")
-        again = await memory.add_entry("s1", user(english), user_id="u1")
-    assert (back.language, again.language) == ("en", "en")
+    assert (back.language, back.language_switched) == ("en", True)
     switches = await memory.get_events("s1", event_type="language_switch", limit=10)
     assert [(e.data["from_language"], e.data["to_language"]) for e in switches] == [
-        ("en", "es"),
+        ("en", "pt-BR"),
+        ("pt-BR", "es"),
         ("es", "en"),
     ]
-    assert (await memory.get_session("s1")).current_language == "en"
 
 
 async def test_extend_ttl_refreshes_the_idle_timer(

@@ -44,7 +44,7 @@ from .privacy.service_ops import POLICY_ACTOR, PrivacyOperations
 from .privacy.write_settings import WriteSettings
 from .reads import SessionReads, check_owner
 from .stores import DurableStore, InMemoryStore, durable_store_from_url
-from .stores.base import KnowsSessions, SettingsChanged, TokensChanged
+from .stores.base import SettingsChanged, TokensChanged
 from .stores.layered import layered_store_from_urls
 from .validation import check_content_size, check_id
 
@@ -74,27 +74,6 @@ def _language(value: Any, field: str) -> str:
     return checked
 
 
-class _PolicySessions:
-    """What the language policy reads of a session: the state this process last
-    wrote, without a round trip, else the store's. Another process may have
-    written since; the policy only decides what the write checks again at
-    commit (the switch is recorded against the committed state, see
-    :func:`unimem.stores.base.plan_entry`)."""
-
-    __slots__ = ("_known", "store")
-
-    def __init__(self, store: DurableStore) -> None:
-        self.store = store
-        self._known = store.known_session if isinstance(store, KnowsSessions) else None
-
-    async def get_session(self, session_id: str) -> SessionInfo | None:
-        if self._known is not None:
-            state = self._known(session_id)
-            if state is not None:
-                return state
-        return await self.store.get_session(session_id)
-
-
 class UnifiedMemoryService(SessionReads, PrivacyOperations, ContextOperations):
     """Conversation memory shared by voice and text.
 
@@ -119,7 +98,6 @@ class UnifiedMemoryService(SessionReads, PrivacyOperations, ContextOperations):
         #: The settings each owner's last write used (``unimem.privacy.write_settings``).
         self.write_settings = WriteSettings()
         self.summarizer = None  # ContextOperations: from UNIMEM_LLM_* on first use
-        self._policy_sessions: _PolicySessions | None = None
 
     @classmethod
     def from_url(
@@ -276,9 +254,6 @@ class UnifiedMemoryService(SessionReads, PrivacyOperations, ContextOperations):
             _enum_value(trigger, SwitchTrigger, "trigger") if trigger is not None else None
         )
         store = await self._store()
-        sessions = self._policy_sessions
-        if sessions is None or sessions.store is not store:
-            sessions = self._policy_sessions = _PolicySessions(store)
         owner = prepared.user_id
         # The owner's settings: those this process's last write of theirs used
         # (the store checks them at commit, see unimem.privacy.write_settings),
@@ -290,12 +265,12 @@ class UnifiedMemoryService(SessionReads, PrivacyOperations, ContextOperations):
         if known is None and not is_warm():
             # a first detection may load lingua's models (up to ~1 s holding the
             # event loop): not while a timed Redis read waits for its reply
-            policy = await apply_language_policy(prepared, trigger_value, sessions)
+            policy = await apply_language_policy(prepared, trigger_value, store)
             known = await self.write_settings.load(store, owner)
         elif known is None:
             loaded, decided = await asyncio.gather(
                 self.write_settings.load(store, owner),
-                apply_language_policy(prepared, trigger_value, sessions),
+                apply_language_policy(prepared, trigger_value, store),
                 return_exceptions=True,
             )
             if isinstance(decided, BaseException):
@@ -304,7 +279,7 @@ class UnifiedMemoryService(SessionReads, PrivacyOperations, ContextOperations):
                 raise loaded
             known, policy = loaded, decided
         else:
-            policy = await apply_language_policy(prepared, trigger_value, sessions)
+            policy = await apply_language_policy(prepared, trigger_value, store)
         prepared, trigger_value = policy
         for _ in range(SETTINGS_ATTEMPTS):
             write = await self._privacy_entry(prepared, store, known.settings)

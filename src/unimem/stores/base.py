@@ -38,7 +38,6 @@ __all__ = [
     "ContextSnapshot",
     "DeleteScope",
     "DurableStore",
-    "KnowsSessions",
     "apply_entry_changes",
     "plan_entry",
     "plan_event",
@@ -138,17 +137,6 @@ class ContextSnapshot:
     language_events: list[MemoryEvent]
     mode_events: list[MemoryEvent]
     settings: MemorySettings | None
-
-
-@runtime_checkable
-class KnowsSessions(Protocol):
-    """A store that keeps, per process, the state of the sessions it last wrote."""
-
-    def known_session(self, session_id: str) -> SessionInfo | None:
-        """The session's state as this process last wrote or read it, without a
-        round trip; ``None`` when it has none. Another process may have written
-        since: use it only for what the write checks again at commit (the
-        language policy's current language, see :func:`plan_entry`)."""
 
 
 @runtime_checkable

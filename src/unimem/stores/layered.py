@@ -42,7 +42,6 @@ from .base import (
     ContextSnapshot,
     DeleteScope,
     DurableStore,
-    KnowsSessions,
     PhiGuard,
     SettingsGuard,
 )
@@ -101,7 +100,6 @@ class LayeredStore:
     ) -> None:
         self.durable = durable
         self.cache = cache
-        self._known = durable.known_session if isinstance(durable, KnowsSessions) else None
         self.retry_after = retry_after
         self._owns_client = owns_client
         self._down_until = 0.0
@@ -246,10 +244,6 @@ class LayeredStore:
         return done is True
 
     # ------------------------------------------------------------------ reads
-
-    def known_session(self, session_id: str) -> SessionInfo | None:
-        """The durable store's per-process state of the session (see :class:`KnowsSessions`)."""
-        return self._known(session_id) if self._known is not None else None
 
     async def get_session(self, session_id: str) -> SessionInfo | None:
         cached = await self._guard(lambda: self.cache.get_state(session_id))

@@ -315,11 +315,6 @@ class PostgresStore(LaterLayersMixin):
         while len(self._states) > self._state_cache_size:
             self._states.popitem(last=False)
 
-    def known_session(self, session_id: str) -> SessionInfo | None:
-        """The state this process last wrote or locked (see :class:`KnowsSessions`)."""
-        cached = self._states.get(session_id)
-        return cached.state if cached is not None else None
-
     def forget(self, session_ids: Sequence[str] = (), *, everything: bool = False) -> None:
         """Drop cached session states (after deletions)."""
         if everything:
