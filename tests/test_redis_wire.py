@@ -5,15 +5,20 @@ redis-py's classes, reconnection, timeouts, credentials and databases."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 
 import pytest
 import redis.asyncio as aioredis
 import redis.exceptions as rexc
 
 from backends import REDIS_URL, SERVERS, pick_ports
-from unimem.stores.redis import RedisSessionCache, redis_client_from_url
+from unimem.stores.redis import (
+    RedisSessionCache,
+    SessionCacheUnavailableError,
+    redis_client_from_url,
+)
 from unimem.stores.redis_wire import RedisWire, pack_commands
 
 pytestmark = [pytest.mark.redis]
@@ -221,3 +226,94 @@ def test_under_uvloop() -> None:
             await wire.aclose()
 
     uvloop.run(scenario())
+
+
+@contextlib.asynccontextmanager
+async def _fake_redis(answer: Callable[[list[bytes]], bytes]) -> AsyncIterator[int]:
+    """A server on loopback answering each command with ``answer(command)``; its port."""
+    import hiredis
+
+    writers: list[asyncio.StreamWriter] = []
+
+    async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        writers.append(writer)
+        parser = hiredis.Reader()
+        while data := await reader.read(65536):
+            parser.feed(data)
+            while (command := parser.gets()) is not False:
+                writer.write(answer(command))
+            await writer.drain()
+
+    server = await asyncio.start_server(handle, "127.0.0.1", 0)
+    try:
+        yield server.sockets[0].getsockname()[1]
+    finally:
+        server.close()
+        for writer in writers:
+            writer.close()
+            with contextlib.suppress(ConnectionError):
+                await writer.wait_closed()
+        await server.wait_closed()
+
+
+async def test_a_loading_redis_degrades_reads_and_writes() -> None:
+    """A Redis loading its data after a restart accepts MULTI and EXEC but refuses
+    each queued command (and EXEC then aborts): every cache call reports the
+    cache unavailable (the layered store serves from the durable store), none
+    fails the request."""
+
+    def loading(command: list[bytes]) -> bytes:
+        name = command[0].upper()
+        if name == b"MULTI":
+            return b"+OK\r\n"
+        if name == b"EXEC":
+            return b"-EXECABORT Transaction discarded because of previous errors.\r\n"
+        return b"-LOADING Redis is loading the dataset in memory\r\n"
+
+    async with _fake_redis(loading) as port:
+        cache = RedisSessionCache(aioredis.Redis.from_url(f"redis://127.0.0.1:{port}/0"))
+        try:
+            for call in (
+                lambda: cache.read_raw("s1", 10, 5),
+                lambda: cache.read_both("s1", "u1", 10, 5, since_ms=0, limit=10),
+                lambda: cache.get_state("s1"),
+                lambda: cache._call("return 1", 0),
+            ):
+                with pytest.raises(SessionCacheUnavailableError, match="BusyLoadingError"):
+                    await call()
+        finally:
+            await cache.aclose()
+
+
+async def test_any_error_reply_degrades_instead_of_failing_the_request() -> None:
+    """An error reply the cache does not expect (here a full server: "max number
+    of clients") makes the call report the cache unavailable, never a 500 after
+    the durable commit."""
+    full = b"-ERR max number of clients reached\r\n"
+    async with _fake_redis(lambda command: full) as port:
+        cache = RedisSessionCache(aioredis.Redis.from_url(f"redis://127.0.0.1:{port}/0"))
+        try:
+            with pytest.raises(SessionCacheUnavailableError):
+                await cache._call("return 1", 0)
+            with pytest.raises(SessionCacheUnavailableError):
+                await cache.read_raw("s1", 10, 0)
+        finally:
+            await cache.aclose()
+
+
+async def test_a_connection_that_died_idle_is_replaced_without_failing_the_call(
+    client: aioredis.Redis,
+) -> None:
+    """A connection closed while idle (a restart, an idle timeout on the way) is
+    noticed when used: the call is sent again at once on a new connection."""
+    cache = RedisSessionCache(aioredis.Redis.from_url(REDIS_URL), prefix=key())
+    assert cache.wire is not None
+    try:
+        assert await cache.get_state("nobody") is None  # connected
+        proto = cache.wire._proto
+        assert proto is not None
+        proto.transport.close()  # gone, and not noticed yet when the next call writes
+        assert await cache.get_state("nobody") is None  # retried on a new connection
+        assert cache.wire._proto is not proto
+    finally:
+        await cache.aclose()

@@ -17,9 +17,10 @@ one session or of one user, so one slot in Redis Cluster.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+import logging
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any, TypeVar, cast
 
 import redis.asyncio as aioredis
 import redis.exceptions as rexc
@@ -47,6 +48,9 @@ __all__ = [
 ]
 
 RedisClient = aioredis.Redis | RedisCluster
+_T = TypeVar("_T")
+
+log = logging.getLogger("unimem.stores.redis")
 
 #: What a Redis failure looks like (translated to ``SessionCacheUnavailableError``).
 UNAVAILABLE: tuple[type[BaseException], ...] = (
@@ -311,15 +315,18 @@ class RedisSessionCache:
         """One script call in one round trip, without a pipeline object (which
         costs more than the command itself on the read path). By SHA on a single
         Redis, loading the script once if Redis does not know it."""
-        wire = self.wire
+        if self.wire is not None:
+
+            async def script(wire: RedisWire) -> Any:
+                try:
+                    return await wire.call("EVALSHA", lua.sha(src), numkeys, *args)
+                except rexc.NoScriptError:
+                    await wire.call("SCRIPT", "LOAD", src)
+                    return await wire.call("EVALSHA", lua.sha(src), numkeys, *args)
+
+            return await self._on_wire(script)
         try:
             async with asyncio.timeout(self.command_timeout):
-                if wire is not None:
-                    try:
-                        return await wire.call("EVALSHA", lua.sha(src), numkeys, *args)
-                    except rexc.NoScriptError:
-                        await wire.call("SCRIPT", "LOAD", src)
-                        return await wire.call("EVALSHA", lua.sha(src), numkeys, *args)
                 if isinstance(self.client, RedisCluster):
                     return await self.client.eval(src, numkeys, *args)
                 try:
@@ -328,8 +335,6 @@ class RedisSessionCache:
                     await self.client.script_load(src)
                     return await self.client.evalsha(lua.sha(src), numkeys, *args)
         except UNAVAILABLE as exc:
-            if wire is not None and isinstance(exc, TimeoutError):
-                wire.reset()  # a connection that did not answer may be stuck
             raise unavailable(exc) from exc
 
     async def _transaction(
@@ -339,27 +344,49 @@ class RedisSessionCache:
         ``packed``, the same already packed, with no script among them); a script
         Redis does not know (an ``EVALSHA`` among them answered ``NOSCRIPT``) is
         loaded and the whole transaction sent again."""
-        assert self.wire is not None
+
+        async def transaction(wire: RedisWire) -> list[Any]:
+            if packed is not None:
+                return _raise_errors(await wire.transaction_packed(*packed))
+            replies = await wire.transaction(commands)
+            missing = [
+                c[1]
+                for c, r in zip(commands, replies, strict=True)
+                if isinstance(r, rexc.NoScriptError)
+            ]
+            if missing:
+                for digest in set(missing):
+                    await wire.call("SCRIPT", "LOAD", lua.source(digest))
+                replies = await wire.transaction(commands)
+            return _raise_errors(replies)
+
+        return await self._on_wire(transaction)
+
+    async def _on_wire(self, op: Callable[[RedisWire], Awaitable[_T]]) -> _T:
+        """Run ``op`` on the wire within ``command_timeout``. A connection that
+        turns out dead (closed while idle) is replaced and ``op`` tried once more
+        at once, as redis-py does; a timeout drops the connection (it may be
+        stuck). Any Redis failure, an error reply included, is
+        ``SessionCacheUnavailableError``: the cache is never trusted past one
+        (the layered store then serves from the durable store and repairs)."""
         wire = self.wire
+        assert wire is not None
         try:
             async with asyncio.timeout(self.command_timeout):
-                if packed is not None:
-                    return _raise_errors(await wire.transaction_packed(*packed))
-                replies = await wire.transaction(commands)
-                missing = [
-                    c[1]
-                    for c, r in zip(commands, replies, strict=True)
-                    if isinstance(r, rexc.NoScriptError)
-                ]
-                if missing:
-                    for digest in set(missing):
-                        await wire.call("SCRIPT", "LOAD", lua.source(digest))
-                    replies = await wire.transaction(commands)
-        except UNAVAILABLE as exc:
-            if isinstance(exc, TimeoutError):
-                wire.reset()
+                try:
+                    return await op(wire)
+                except rexc.ConnectionError as exc:
+                    if isinstance(exc, rexc.AuthenticationError):
+                        raise
+                    return await op(wire)  # on a new connection
+        except (TimeoutError, rexc.TimeoutError) as exc:
+            wire.reset()
             raise unavailable(exc) from exc
-        return _raise_errors(replies)
+        except SessionCacheUnavailableError:
+            raise
+        except (rexc.RedisError, OSError) as exc:
+            log.warning("session cache error: %s", type(exc).__name__)
+            raise unavailable(exc) from exc
 
     async def aclose(self) -> None:
         """Close the cache's own connection (not the client it was given)."""

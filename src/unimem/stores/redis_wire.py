@@ -51,6 +51,8 @@ def as_error(reply: rexc.ResponseError) -> rexc.RedisError:
     """The redis-py exception for an error reply (``NOSCRIPT ...`` -> ``NoScriptError``)."""
     text = str(reply)
     cls = _ERRORS.get(text.split(" ", 1)[0])
+    if cls is None and text.startswith("ERR max number of clients reached"):
+        cls = rexc.ConnectionError  # (as redis-py reads it)
     return cls(text) if cls is not None else reply
 
 
@@ -147,8 +149,8 @@ class _Protocol(asyncio.Protocol):
     def fail(self, error: rexc.RedisError) -> None:
         while self.waiting:
             future = self.waiting.popleft().future
-            if not future.done():
-                future.set_exception(error)
+            if not future.done():  # (an instance each: tracebacks are not shared)
+                future.set_exception(type(error)(*error.args))
 
     def send(self, payload: bytes, replies: int) -> asyncio.Future[list[Any]]:
         """Write ``payload`` (``replies`` commands); the future of their replies."""
@@ -249,12 +251,12 @@ class RedisWire:
     async def transaction_packed(self, payload: bytes, count: int) -> list[Any]:
         """:meth:`transaction` of ``count`` commands packed by :func:`pack_transaction`."""
         replies = await self.pipeline_packed(payload, count + 2)
+        for queued in replies[:-1]:  # a command refused when queued (LOADING, ...)
+            if isinstance(queued, Exception):
+                raise queued  # (rather than the EXECABORT it caused)
         result = replies[-1]
         if isinstance(result, Exception):
-            raise result  # EXECABORT: a command was refused when queued
-        for queued in replies[:-1]:
-            if isinstance(queued, Exception):
-                raise queued
+            raise result
         return [as_error(r) if isinstance(r, rexc.ResponseError) else r for r in result]
 
     # ------------------------------------------------------------------ connection
