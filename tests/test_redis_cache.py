@@ -285,6 +285,26 @@ async def test_typed_turns_decide_their_language_from_the_current_state(
     ]
 
 
+async def test_recall_survives_the_loss_of_the_users_sessions_set(
+    memory: UnifiedMemoryService, store: ScratchLayeredStore
+):
+    """The short-term read skips the layer when the user's sessions set shows
+    only the current session; if that set is lost (evicted) the layer is read
+    in full, and the next write marks the layer cold so it is warmed again."""
+    await memory.add_entry("first", user("allergic to latex"), user_id="u1")
+    await memory.get_context("first")  # (the short-term layer is warmed by a first read)
+    await memory.add_entry("now", user("hello"), user_id="u1")
+    sessions_key = store.cache.user_keys("u1").sessions
+    assert (await memory.get_context("now")).recent[0].content == "allergic to latex"
+    await store.cache.client.delete(sessions_key)  # evicted
+    assert (await memory.get_context("now")).recent[0].content == "allergic to latex"
+    await memory.add_entry("now", user("again"), user_id="u1")  # sessions set: "now" only
+    assert not await store.cache.client.exists(store.cache.user_keys("u1").warm)
+    assert (await memory.get_context("now")).recent[0].content == "allergic to latex"
+    members = await store.cache.client.zrange(sessions_key, 0, -1)
+    assert sorted(members) == [b"first", b"now"]  # warmed again, both sessions listed
+
+
 async def test_extend_ttl_refreshes_the_idle_timer(
     memory: UnifiedMemoryService, store: ScratchLayeredStore
 ):

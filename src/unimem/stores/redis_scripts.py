@@ -124,6 +124,15 @@ for j = 1, 4 do redis.call('EXPIRE', KEYS[j], ARGV[6]) end
 return 1
 """
 
+_NEWEST_FN = """
+local function newest(key, score, member)
+  local old = redis.call('ZSCORE', key, member)
+  if not old or tonumber(old) < tonumber(score) then
+    redis.call('ZADD', key, score, member)
+  end
+end
+"""
+
 _WRITE_USER_FN = """
 local function write_user(K, A, first)
   local member, score = A[first], A[first + 1]
@@ -136,7 +145,11 @@ local function write_user(K, A, first)
     redis.call('ZREM', K[1], unpack(gone))
     redis.call('HDEL', K[2], unpack(gone))
   end
-  redis.call('ZADD', K[4], 'GT', score, A[first + 6])
+  -- the sessions set lists every session with turns in the layer (READ_USER
+  -- trusts it); if it was lost (evicted), the layer is marked cold and the
+  -- next read warms it again from the durable store
+  if redis.call('EXISTS', K[4]) == 0 then redis.call('DEL', K[3]) end
+  newest(K[4], score, A[first + 6])
   redis.call('EXPIRE', K[1], A[first + 5])
   redis.call('EXPIRE', K[2], A[first + 5])
   redis.call('EXPIRE', K[4], A[first + 5])
@@ -146,13 +159,14 @@ end
 
 #: KEYS: the user's recent, recent data, warm and sessions keys. ARGV: member,
 #: score (ms), entry JSON, cutoff (ms), cap, TTL, session id.
-WRITE_USER = _WRITE_USER_FN + "return write_user(KEYS, ARGV, 1)"
+WRITE_USER = _NEWEST_FN + _WRITE_USER_FN + "return write_user(KEYS, ARGV, 1)"
 
 #: A session write and the user's short-term write in one call, for a single
 #: Redis (keys of two slots: never on a cluster). KEYS: the five session keys,
 #: then the four user keys; ARGV: the session write's, then the user write's.
 WRITE_BOTH = (
     _WRITE_SESSION_FN
+    + _NEWEST_FN
     + _WRITE_USER_FN
     + "local s = write_session({KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]}, ARGV, 1)\n"
     + "local u = write_user({KEYS[6], KEYS[7], KEYS[8], KEYS[9]}, ARGV, "
@@ -164,9 +178,10 @@ _READ_USER_FN = """
 local function read_user(settings, recent, data, warm, sessions, exclude, since, limit, want)
   local s = redis.call('GET', settings)
   if want == '0' or redis.call('EXISTS', warm) == 0 then return {s, 0} end
-  -- no other session of the user wrote since then: nothing to look through
+  -- only this session of the user wrote since then: nothing to look through
+  -- (an empty or missing sessions set proves nothing: the layer is read)
   local active = redis.call('ZRANGEBYSCORE', sessions, since, '+inf', 'LIMIT', 0, 2)
-  if #active == 0 or (#active == 1 and active[1] == exclude) then return {s, 1} end
+  if #active == 1 and active[1] == exclude then return {s, 1} end
   -- newest first, skipping this session's own turns: a first page, then (when
   -- this session's turns filled it) the rest in one call
   local out, page = {}, 2 * limit
@@ -206,12 +221,12 @@ READ_BOTH = (
 
 #: KEYS: the user's recent, recent data, warm and sessions keys. ARGV: TTL,
 #: warm marker TTL, then (member, score, entry JSON) triples.
-WARM_USER = """
+WARM_USER = _NEWEST_FN + """
 redis.call('DEL', KEYS[1], KEYS[2])
 for i = 3, #ARGV, 3 do
   redis.call('ZADD', KEYS[1], ARGV[i + 1], ARGV[i])
   redis.call('HSET', KEYS[2], ARGV[i], ARGV[i + 2])
-  redis.call('ZADD', KEYS[4], 'GT', ARGV[i + 1], string.match(ARGV[i], '^(%S+) '))
+  newest(KEYS[4], ARGV[i + 1], string.match(ARGV[i], '^(%S+) '))
 end
 redis.call('EXPIRE', KEYS[1], ARGV[1])
 redis.call('EXPIRE', KEYS[2], ARGV[1])
