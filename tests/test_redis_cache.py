@@ -234,24 +234,30 @@ async def test_recent_turns_are_found_behind_many_turns_of_this_session(
 
 
 @pytest.mark.parametrize("warm", [False, True])
-async def test_a_first_detection_holding_the_loop_does_not_time_out_redis(
+async def test_lingua_loads_before_any_timed_redis_call_of_the_turn(
     memory: UnifiedMemoryService, monkeypatch: pytest.MonkeyPatch, warm: bool
 ):
-    """lingua loads its models on the first detection of a process (up to ~1 s
-    of CPU on the event loop): the owner's settings are then read after the
-    detection, not during it, where the Redis read's 0.5 s timeout would count
-    the detection's time and report Redis unreachable."""
-    real = service_module.apply_language_policy
+    """lingua loads its models once per process (about a second of CPU holding
+    the event loop). A process that did not preload them (a library user) loads
+    them before the first turn that needs a detection, not while that turn's
+    Redis reads wait with their 0.5 s timeout (which would report Redis
+    unreachable); a voice turn with the speech-to-text language needs none."""
+    loaded: list[int] = []
+    real_preload = service_module.preload
 
-    async def detection_loading_models(*args: Any, **kwargs: Any) -> Any:
-        if not warm:
-            time.sleep(0.7)  # noqa: ASYNC251 (holds the loop, as loading the models does)
-        return await real(*args, **kwargs)
+    def preload_holding_the_loop() -> None:
+        real_preload()
+        time.sleep(0.7)  # (holds the loop, as loading the models does the first time)
+        loaded.append(1)
 
-    monkeypatch.setattr(service_module, "apply_language_policy", detection_loading_models)
-    monkeypatch.setattr(service_module, "is_warm", lambda: warm)
-    entry = await memory.add_entry("s1", user("good morning, I feel better today"), user_id="u1")
+    monkeypatch.setattr(service_module, "preload", preload_holding_the_loop)
+    monkeypatch.setattr(service_module, "is_warm", lambda: warm or bool(loaded))
+    voice = user("good morning", language="en", detected_language="en", mode="voice")
+    assert (await memory.add_entry("s1", voice, user_id="u1")).degradations == []
+    assert loaded == []  # nothing to detect
+    entry = await memory.add_entry("s2", user("good morning, I feel better today"), user_id="u2")
     assert entry.degradations == [] and entry.detected_language == "en"
+    assert loaded == ([] if warm else [1])
 
 
 async def test_typed_turns_decide_their_language_from_the_current_state(

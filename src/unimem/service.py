@@ -22,7 +22,7 @@ from .errors import (
     StoreUnavailableError,
 )
 from .ids import new_id
-from .language import apply_language_policy, is_warm
+from .language import apply_language_policy, detection_needed, is_warm, preload
 from .live import LiveBus
 from .models import (
     ConversationContext,
@@ -261,13 +261,13 @@ class UnifiedMemoryService(SessionReads, PrivacyOperations, ContextOperations):
         # the round trip overlaps detection's CPU). Detection reads the text as
         # the user wrote it, before privacy; both must succeed before anything
         # is stored, and the policy's error wins.
+        if not is_warm() and detection_needed(prepared):
+            # lingua loads its models once per process (about a second holding
+            # the event loop): now, before this turn's timed Redis calls, not
+            # in the middle of them (`unimem serve` does it at start-up)
+            preload()
         known = self.write_settings.peek(owner)
-        if known is None and not is_warm():
-            # a first detection may load lingua's models (up to ~1 s holding the
-            # event loop): not while a timed Redis read waits for its reply
-            policy = await apply_language_policy(prepared, trigger_value, store)
-            known = await self.write_settings.load(store, owner)
-        elif known is None:
+        if known is None:
             loaded, decided = await asyncio.gather(
                 self.write_settings.load(store, owner),
                 apply_language_policy(prepared, trigger_value, store),

@@ -14,7 +14,13 @@ from .detector import (
     is_warm,
     preload,
 )
-from .policy import LanguageDecision, apply_language_policy, decide_language, explicit_trigger
+from .policy import (
+    LanguageDecision,
+    apply_language_policy,
+    decide_language,
+    detection_needed,
+    explicit_trigger,
+)
 
 __all__ = [
     "SUPPORTED_LANGUAGES",
@@ -24,6 +30,7 @@ __all__ = [
     "decide_language",
     "detect",
     "detect_language",
+    "detection_needed",
     "explicit_trigger",
     "is_warm",
     "preload",

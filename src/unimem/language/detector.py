@@ -199,19 +199,29 @@ def _lingua() -> LanguageDetector:
     return _detector
 
 
+#: Texts that make lingua load every model a detection can need: its n-gram
+#: models of orders 1 to 5 load on first use, so words of five letters and more.
+_PRELOAD_SAMPLES = (
+    "the", "el", "le", "der", "il", "o", "ve",
+    "would appointment tomorrow morning medicine",
+    "quisiera reservar consulta mañana",
+    "voudrais prendre rendez-vous demain",
+)  # fmt: skip
+
+
 def preload() -> None:
-    """Build the detector and load the Latin-script models now (~0.4 s, once per
-    process), so that the first user turn does not pay for it."""
+    """Build the detector and load every Latin-script model now (about a second,
+    once per process), so that no user turn pays for it (``unimem serve`` calls
+    it at start-up; the service calls it before the first detection)."""
     global _warm
     detector = _lingua()
-    for sample in ("the", "el", "le", "der", "il", "o", "ve"):
+    for sample in _PRELOAD_SAMPLES:
         detector.compute_language_confidence_values(sample)
     _warm = True
 
 
 def is_warm() -> bool:
-    """Whether the Latin-script models are loaded (:func:`preload` ran, or a
-    detection that needed them). Until then a detection may hold the thread
+    """Whether :func:`preload` ran. Until then a detection may hold the thread
     for up to a second, which callers keep apart from timed I/O."""
     return _warm
 
@@ -579,8 +589,6 @@ def _latin(
     # lingua's cost grows with the text; a dozen words decide a language as
     # well as a paragraph does (the function words still count in full).
     values = _lingua().compute_language_confidence_values(" ".join(tokens[:LINGUA_MAX_WORDS]))
-    global _warm
-    _warm = True
     latin_index = _latin_index or _index_latin_languages()
     probability = [0.0] * len(_LATIN)
     for value in values:  # sorted by value, highest first

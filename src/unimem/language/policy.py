@@ -21,6 +21,7 @@ __all__ = [
     "SessionReader",
     "apply_language_policy",
     "decide_language",
+    "detection_needed",
     "explicit_trigger",
 ]
 
@@ -94,6 +95,11 @@ def _given_detection(entry: MemoryEntry) -> Detection | None:
     if not (entry.language and entry.detected_language):
         return None
     return Detection(entry.detected_language.partition("-")[0].lower(), 1.0, "given")
+
+
+def detection_needed(entry: MemoryEntry) -> bool:
+    """Whether :func:`apply_language_policy` will detect the entry's language."""
+    return bool(entry.content) and _given_detection(entry) is None
 
 
 def _same_language(detected: str, current: str | None) -> bool:
