@@ -241,7 +241,9 @@ class DurableStore(Protocol):
         session but ``exclude_session``, oldest first (cross-session recall),
         among the user's last :data:`RECENT_SCAN` entries since then: the
         short-term layer's size, so that the cost does not grow with the
-        length of the session left out, and every store recalls the same."""
+        length of the session left out, and every store recalls the same
+        turns (but where several share the 200th one's exact timestamp: the
+        stores break such ties each their own way)."""
 
     async def put_fact(self, fact: Fact) -> Fact:
         """Store a pinned fact (id, user and ``created_at`` filled by the caller)."""
