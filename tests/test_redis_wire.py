@@ -229,8 +229,11 @@ def test_under_uvloop() -> None:
 
 
 @contextlib.asynccontextmanager
-async def _fake_redis(answer: Callable[[list[bytes]], bytes]) -> AsyncIterator[int]:
-    """A server on loopback answering each command with ``answer(command)``; its port."""
+async def _fake_redis(
+    answer: Callable[[list[bytes]], bytes], delay: Callable[[list[bytes]], float] = lambda c: 0
+) -> AsyncIterator[int]:
+    """A server on loopback answering each command with ``answer(command)`` after
+    ``delay(command)`` seconds; its port."""
     import hiredis
 
     writers: list[asyncio.StreamWriter] = []
@@ -241,6 +244,8 @@ async def _fake_redis(answer: Callable[[list[bytes]], bytes]) -> AsyncIterator[i
         while data := await reader.read(65536):
             parser.feed(data)
             while (command := parser.gets()) is not False:
+                if wait := delay(command):
+                    await asyncio.sleep(wait)
                 writer.write(answer(command))
             await writer.drain()
 
@@ -317,3 +322,28 @@ async def test_a_connection_that_died_idle_is_replaced_without_failing_the_call(
         assert cache.wire._proto is not proto
     finally:
         await cache.aclose()
+
+
+async def test_a_caller_giving_up_while_connecting_does_not_fail_the_others() -> None:
+    """The connection opens in a task of its own: one caller's timeout during a
+    slow handshake leaves the connect running for everyone else waiting."""
+
+    def answer(command: list[bytes]) -> bytes:
+        return b"+OK\r\n" if command[0].upper() == b"AUTH" else b"+PONG\r\n"
+
+    def slow_auth(command: list[bytes]) -> float:
+        return 0.2 if command[0].upper() == b"AUTH" else 0
+
+    async with _fake_redis(answer, slow_auth) as port:
+        wire = RedisWire.for_client(aioredis.Redis.from_url(f"redis://:pw@127.0.0.1:{port}/0"))
+        assert wire is not None
+        try:
+            impatient = asyncio.ensure_future(asyncio.wait_for(wire.call("PING"), 0.05))
+            await asyncio.sleep(0.01)  # the impatient caller opened the connection
+            patient = asyncio.ensure_future(wire.call("PING"))
+            with pytest.raises(TimeoutError):
+                await impatient
+            assert await patient == b"PONG"
+            assert await wire.call("PING") == b"PONG"  # the same connection, kept
+        finally:
+            await wire.aclose()

@@ -221,7 +221,9 @@ READ_BOTH = (
 
 #: KEYS: the user's recent, recent data, warm and sessions keys. ARGV: TTL,
 #: warm marker TTL, then (member, score, entry JSON) triples.
-WARM_USER = _NEWEST_FN + """
+WARM_USER = (
+    _NEWEST_FN
+    + """
 redis.call('DEL', KEYS[1], KEYS[2])
 for i = 3, #ARGV, 3 do
   redis.call('ZADD', KEYS[1], ARGV[i + 1], ARGV[i])
@@ -234,3 +236,4 @@ redis.call('EXPIRE', KEYS[4], ARGV[1])
 redis.call('SET', KEYS[3], '1', 'EX', ARGV[2])
 return 1
 """
+)

@@ -177,7 +177,7 @@ class RedisWire:
         self._handshake = [tuple(c) for c in handshake]
         self._proto: _Protocol | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._connecting: asyncio.Future[_Protocol] | None = None
+        self._connecting: asyncio.Task[_Protocol] | None = None
 
     @classmethod
     def for_client(cls, client: Any) -> RedisWire | None:
@@ -262,34 +262,28 @@ class RedisWire:
     # ------------------------------------------------------------------ connection
 
     async def _connected(self) -> _Protocol:
-        proto = self._proto
-        if proto is not None and not proto.closed and self._loop is asyncio.get_running_loop():
-            return proto
-        if self._connecting is not None and self._loop is asyncio.get_running_loop():
-            return await asyncio.shield(self._connecting)
-        return await self._connect()
-
-    async def _connect(self) -> _Protocol:
         loop = asyncio.get_running_loop()
-        if self._loop is loop and self._proto is not None:
-            self._proto.abort(rexc.ConnectionError("reconnecting"))
-        self._proto = None  # (on a new event loop the old connection is not ours)
-        self._loop = loop
-        pending: asyncio.Future[_Protocol] = loop.create_future()
-        self._connecting = pending
-        try:
-            proto = await self._open()
-        except BaseException as exc:
-            error = exc if isinstance(exc, Exception) else rexc.ConnectionError("cancelled")
-            pending.set_exception(error)
-            pending.exception()  # (retrieved: no warning if nobody else waited)
-            raise
-        finally:
-            if self._connecting is pending:
-                self._connecting = None
-        self._proto = proto
-        pending.set_result(proto)
-        return proto
+        proto = self._proto
+        if proto is not None and not proto.closed and self._loop is loop:
+            return proto
+        task = self._connecting
+        if task is None or self._loop is not loop:
+            if self._loop is loop and proto is not None:
+                proto.abort(rexc.ConnectionError("reconnecting"))
+            self._proto = None  # (on a new event loop the old connection is not ours)
+            self._loop = loop
+            # a task of its own: a caller that gives up (timeout, cancellation)
+            # does not fail the others waiting for the same connection
+            task = self._connecting = loop.create_task(self._open())
+            task.add_done_callback(self._opened)
+        return await asyncio.shield(task)
+
+    def _opened(self, task: asyncio.Task[_Protocol]) -> None:
+        # (runs before the waiting callers resume: it was added first)
+        if self._connecting is task:
+            self._connecting = None
+        if not task.cancelled() and task.exception() is None:
+            self._proto = task.result()
 
     async def _open(self) -> _Protocol:
         try:
@@ -319,6 +313,9 @@ class RedisWire:
 
     async def aclose(self) -> None:
         """Close the connection (a later call opens a new one)."""
+        if self._connecting is not None:  # (its connection is closed as it is cancelled)
+            self._connecting.cancel()
+            self._connecting = None
         proto, self._proto = self._proto, None
         if proto is None or proto.closed or self._loop is not asyncio.get_running_loop():
             return
