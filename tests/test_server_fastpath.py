@@ -106,6 +106,18 @@ CONTEXT_QUERIES = [
     ("?include_rag=0", False),
     ("?include_rag=maybe", False),
     ("?max%5Fmessages=2", True),
+    ("?max_messages=7", True),
+    ("?max_messages=200", True),  # the limit
+    ("?max_messages=201", False),
+    ("?max_messages=99999999", False),
+    ("?max_messages=999999999", False),
+    ("?max_messages=1000000000", False),
+    ("?max_messages=10&", True),
+    ("?&max_messages=10", True),
+    ("?max_messages=10%23x", False),
+    ("?max_messages=1%30", True),  # percent-encoded digits: parse_qsl reads 10
+    ("?MAX_MESSAGES=3", True),  # not the parameter: the default applies
+    ("?include_rag=false", True),
 ]
 
 

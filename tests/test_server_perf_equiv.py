@@ -21,34 +21,6 @@ from unimem.models import MemoryEntry
 from unimem.server.middleware import BODY_KEY
 from unimem.server.sessions import JsonBytesResponse
 
-CONTEXT_QUERIES = [
-    ("?max_messages=7", True),
-    ("?max_messages=200", True),  # the limit
-    ("?max_messages=201", False),
-    ("?max_messages=99999999", False),
-    ("?max_messages=999999999", False),
-    ("?max_messages=1000000000", False),
-    ("?max_messages=10&", True),
-    ("?&max_messages=10", True),
-    ("?max_messages=10%23x", False),
-    ("?max_messages=1%30", True),  # percent-encoded digits: parse_qsl reads 10
-    ("?MAX_MESSAGES=3", True),  # not the parameter: the default applies
-    ("?include_rag=false", True),
-]
-
-
-@pytest.mark.parametrize(("query", "fast"), CONTEXT_QUERIES, ids=[q for q, _ in CONTEXT_QUERIES])
-async def test_context_queries_answer_the_same(tmp_path: Path, query: str, fast: bool) -> None:
-    app = create_app(settings(tmp_path))
-    async with asgi_client(app) as client:
-        await _seed(client)
-        (status, _, _), served = await _both(
-            app, client, "GET", "/v1/sessions/{s}/context" + query, headers=GOOD
-        )
-        assert served == int(fast)
-        if fast:
-            assert status == 200
-
 
 def _raw(text: str) -> dict[str, Any]:
     return {"content": text.encode(), "headers": {"Content-Type": "application/json"}}
