@@ -231,10 +231,19 @@ ENTRY_CASES: list[tuple[str, dict[str, Any], bool]] = [
 async def test_entry_appends_answer_the_same(
     tmp_path: Path, name: str, kwargs: dict[str, Any], fast: bool
 ) -> None:
+    await check_append_answers_the_same(tmp_path, kwargs, fast, default_headers={})
+
+
+async def check_append_answers_the_same(
+    tmp_path: Path, kwargs: dict[str, Any], fast: bool, *, default_headers: dict[str, str]
+) -> None:
+    """POST ``kwargs`` with the fast path on and off: the same answer, served by
+    the fast path as ``fast`` says, and the same history afterwards."""
+    kwargs = dict(kwargs)
     app = create_app(settings(tmp_path))
     async with asgi_client(app) as client:
         await _seed(client, n=2)
-        headers = {**GOOD, **kwargs.pop("headers", {})}
+        headers = {**GOOD, **kwargs.pop("headers", default_headers)}
         _, served = await _both(
             app, client, "POST", "/v1/sessions/{s}/entries", headers=headers, **kwargs
         )

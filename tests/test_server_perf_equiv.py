@@ -16,7 +16,14 @@ import pytest
 from fastapi import FastAPI
 
 from server_support import asgi_client, create_app, settings
-from test_server_fastpath import BODY, GOOD, _both, _fast_path, _normal, _seed
+from test_server_fastpath import (
+    BODY,
+    GOOD,
+    _fast_path,
+    _normal,
+    _seed,
+    check_append_answers_the_same,
+)
 from unimem.models import MemoryEntry
 from unimem.server.middleware import BODY_KEY
 from unimem.server.sessions import JsonBytesResponse
@@ -49,7 +56,14 @@ ENTRY_CASES: list[tuple[str, dict[str, Any], bool]] = [
     ("non-ascii", {"json": {**BODY, "content": "مرحبا 你好 ✓ \u2028"}}, True),
     ("trailing-comma", _raw('{"role":"user","content":"x",}'), False),
     ("two-documents", _raw('{"role":"user","content":"x"}{"a":1}'), False),
-    ("utf-16", {"content": json.dumps(BODY).encode("utf-16"), "headers": {}}, False),
+    (
+        "utf-16",
+        {
+            "content": json.dumps(BODY).encode("utf-16"),
+            "headers": {"Content-Type": "application/json"},
+        },
+        False,
+    ),
     ("latency-int", {"json": {**BODY, "latency_ms": 5}}, True),
 ]
 
@@ -58,22 +72,9 @@ ENTRY_CASES: list[tuple[str, dict[str, Any], bool]] = [
 async def test_entry_bodies_answer_the_same(
     tmp_path: Path, name: str, kwargs: dict[str, Any], fast: bool
 ) -> None:
-    kwargs = dict(kwargs)
-    app = create_app(settings(tmp_path))
-    async with asgi_client(app) as client:
-        await _seed(client, n=2)
-        headers = {**GOOD, **kwargs.pop("headers", {"Content-Type": "application/json"})}
-        if name == "utf-16":
-            headers["Content-Type"] = "application/json"
-        _, served = await _both(
-            app, client, "POST", "/v1/sessions/{s}/entries", headers=headers, **kwargs
-        )
-        assert served == int(fast)
-        histories = []
-        for mode in ("off", "on"):
-            r = await client.get(f"/v1/sessions/twin-{mode}/history", headers=GOOD)
-            histories.append(_normal(r))
-        assert histories[0] == histories[1]
+    await check_append_answers_the_same(
+        tmp_path, kwargs, fast, default_headers={"Content-Type": "application/json"}
+    )
 
 
 def _direct(app: FastAPI) -> Any:

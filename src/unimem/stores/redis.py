@@ -595,7 +595,7 @@ class RedisSessionCache:
         there is one: a typed turn's language policy reads it)."""
         meta = self.session_keys(session_id).meta
         if self.wire is not None:
-            [[raw]] = await self._transaction((), self._packed_state(meta))
+            raw = await self._on_wire(lambda wire: wire.call("HGET", meta, "state"))
         else:
             try:
                 async with asyncio.timeout(self.command_timeout):
@@ -603,15 +603,6 @@ class RedisSessionCache:
             except UNAVAILABLE as exc:
                 raise unavailable(exc) from exc
         return session_from_json(raw) if raw else None
-
-    def _packed_state(self, meta: str) -> tuple[bytes, int]:
-        key = (meta, -1, -1)
-        packed = self._packed_reads.get(key)
-        if packed is None:
-            if len(self._packed_reads) >= _PACKED_KEEP:
-                self._packed_reads.clear()
-            packed = self._packed_reads[key] = pack_transaction([("HMGET", meta, "state")])
-        return packed
 
     async def get_settings(self, user_id: str) -> bytes | None:
         """The cached settings JSON (``b""``: none stored), or ``None`` when not cached."""
