@@ -24,6 +24,8 @@ from hypothesis import strategies as st
 from pydantic import BaseModel
 from starlette.responses import Response
 
+from unimem import encoding as encode
+from unimem.encoding import model_json, models_json
 from unimem.models import (
     AuditRecord,
     ConversationContext,
@@ -38,8 +40,6 @@ from unimem.models import (
     SessionInfo,
     Summary,
 )
-from unimem.server import encode
-from unimem.server.encode import model_json, models_json
 from unimem.server.schemas import LlmContextOut, SessionPage, Status
 from unimem.server.sessions import JsonBytesResponse, TtlOut, json_response
 

@@ -23,7 +23,7 @@ Within it the common case is kept cheap: the usual ``?max_messages=N`` is read
 without ``parse_qsl``, the body the body limit already read is taken from the
 scope, JSON is read by orjson where it reads exactly what ``json.loads`` reads,
 the app's state is read from its dict, and responses are written by
-:mod:`.encode` (tests/test_server_perf_equiv.py compares each with the slow way).
+:mod:`unimem.encoding` (tests/test_server_perf_equiv.py compares each with the slow way).
 
 ``app.state.fast_path = False`` turns it off (the tests compare both ways).
 """

@@ -10,6 +10,7 @@ from fastapi import APIRouter, Path, Query, Response
 from pydantic import BaseModel
 
 from ..config import MemoryConfig
+from ..encoding import model_json, models_json
 from ..errors import SessionNotFoundError
 from ..models import (
     ConversationContext,
@@ -20,7 +21,6 @@ from ..models import (
     SwitchTrigger,
 )
 from .deps import MetricsDep, ServiceDep, UserDep
-from .encode import model_json, models_json
 from .errors import ERROR_RESPONSES
 from .schemas import (
     EventIn,
@@ -47,7 +47,7 @@ router = APIRouter(prefix="/v1", tags=["sessions"], responses=ERROR_RESPONSES)
 
 def json_response(body: BaseModel | list[BaseModel], status: int = 200) -> Response:
     """Serialize library models straight to JSON bytes, exactly as pydantic
-    writes them (:mod:`.encode`), skipping FastAPI's re-validation of models the
+    writes them (:mod:`unimem.encoding`), skipping FastAPI's re-validation of models the
     service just built."""
     content = models_json(body) if isinstance(body, list) else model_json(body)
     return JsonBytesResponse(content, status)
