@@ -48,7 +48,7 @@ from typing import Any
 import orjson
 from pydantic import BaseModel
 
-__all__ = ["model_json", "models_json"]
+__all__ = ["model_json", "model_json_with", "models_json"]
 
 _OPTIONS = orjson.OPT_UTC_Z
 # field kinds
@@ -276,6 +276,22 @@ def model_json(model: BaseModel) -> bytes:
     except (_Unsupported, *_FALLBACK):
         content: bytes = model.__pydantic_serializer__.to_json(model)
         return content
+
+
+def model_json_with(model: BaseModel, written: dict[str, bytes]) -> bytes | None:
+    """``model_json(model)`` with the fields named in ``written`` taken as the
+    JSON given there (written before, e.g. entries as a store keeps them),
+    the model's own values of those fields ignored; ``None`` when the rest of
+    the model is pydantic's to write (the caller then writes it whole)."""
+    try:
+        data = _plain(model)
+        if data is model.__dict__:
+            data = dict(data)
+        for name, raw in written.items():
+            data[name] = orjson.Fragment(raw)
+        return orjson.dumps(data, option=_OPTIONS)
+    except (_Unsupported, *_FALLBACK):
+        return None
 
 
 def models_json(models: list[BaseModel]) -> bytes:

@@ -7,10 +7,12 @@ a layered store answers from Redis in one round trip when the session is cached.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
 from .config import MemoryConfig
+from .encoding import model_json, model_json_with
 from .errors import SessionNotFoundError
 from .models import (
     ConversationContext,
@@ -20,9 +22,10 @@ from .models import (
     MemorySettings,
     RagContext,
     SessionInfo,
+    StoredEntries,
     utcnow,
 )
-from .stores.base import ContextSnapshot, DurableStore
+from .stores.base import ContextSnapshot, DurableStore, stored_json_reader
 from .validation import check_id, check_range
 
 __all__ = [
@@ -41,13 +44,18 @@ DEGRADATION_MEMORY_DISABLED = "memory_disabled"
 
 def collect_rag(entries: list[MemoryEntry]) -> RagContext:
     """Passages and sources of ``entries``, newest last, without repeats."""
+    return _rag((entry.retrieved_passages, entry.sources) for entry in entries)
+
+
+def _rag(entries: Iterable[tuple[list[str], list[dict[str, Any]]]]) -> RagContext:
+    """``collect_rag`` of each entry's (passages, sources)."""
     passages: dict[str, None] = {}
     sources: list[dict[str, Any]] = []
     seen: set[str] = set()
-    for entry in entries:
-        for passage in entry.retrieved_passages:
+    for entry_passages, entry_sources in entries:
+        for passage in entry_passages:
             passages[passage] = None
-        for source in entry.sources:
+        for source in entry_sources:
             key = repr(sorted(source.items()))
             if key not in seen:
                 seen.add(key)
@@ -92,23 +100,111 @@ class SessionReads:
         """
         check_id(session_id, "session_id")
         check_range(max_messages, "max_messages", 1, self.config.max_context_messages)
-        snap = await (await self._store()).load_context(
+        store = await self._store()
+        snap = await store.load_context(
             session_id, max_messages=max_messages, event_limit=CONTEXT_EVENT_LIMIT
         )
+        context, _ = await self._context(
+            store, snap, session_id, max_messages, include_rag, user_id
+        )
+        return context
+
+    async def get_context_json(
+        self,
+        session_id: str,
+        max_messages: int = 10,
+        include_rag: bool = True,
+        *,
+        user_id: str | None = None,
+    ) -> tuple[bytes, list[str]]:
+        """:meth:`get_context` as JSON, and the context's ``degradations``: the
+        bytes ``model_dump_json()`` of the context would give, UTF-8 (what the
+        server sends).
+
+        A store that can (a layered one whose cache holds the session) hands
+        over its cached entries as the JSON it stored; they go out as they
+        are instead of being rebuilt as models and written again.
+        """
+        check_id(session_id, "session_id")
+        check_range(max_messages, "max_messages", 1, self.config.max_context_messages)
+        store = await self._store()
+        read = stored_json_reader(store)
+        if read is None:
+            snap = await store.load_context(
+                session_id, max_messages=max_messages, event_limit=CONTEXT_EVENT_LIMIT
+            )
+        else:
+            snap = await read(
+                session_id, max_messages=max_messages, event_limit=CONTEXT_EVENT_LIMIT
+            )
+        # the snapshot's entries kept as JSON, by the context field they fill
+        stored: dict[str, StoredEntries] = {}
+        for field, name in (("entries", "messages"), ("recent", "recent")):
+            entries = getattr(snap, f"{field}_json", None)
+            if entries is None:
+                continue
+            if entries.plain():
+                stored[name] = entries
+            else:  # not as decoding and writing would give it: as models
+                setattr(snap, field, entries.entries())
+        messages = stored.get("messages")
+        context, whole = await self._context(
+            store,
+            snap,
+            session_id,
+            max_messages,
+            include_rag,
+            user_id,
+            rag=messages.items if messages is not None else None,
+        )
+        if not whole:  # memory off: no entries
+            return model_json(context), context.degradations
+        if not context.settings.cross_session:
+            stored.pop("recent", None)
+        if stored:  # the context holds empty lists where these go
+            body = model_json_with(context, {name: e.raw for name, e in stored.items()})
+            if body is not None:
+                return body, context.degradations
+            for name, entries in stored.items():  # pydantic must write it: as models
+                setattr(context, name, entries.entries())
+        return model_json(context), context.degradations
+
+    async def _context(
+        self,
+        store: DurableStore,
+        snap: ContextSnapshot,
+        session_id: str,
+        max_messages: int,
+        include_rag: bool,
+        user_id: str | None,
+        *,
+        rag: list[dict[str, Any]] | None = None,
+    ) -> tuple[ConversationContext, bool]:
+        """The context of a snapshot, and whether it carries the snapshot's
+        entries (not so when its owner turned memory off). ``rag``: the
+        messages' JSON when the snapshot holds them as such (its ``entries``
+        then empty)."""
         state = snap.session
         check_owner(state, session_id, user_id)
         owner = state.user_id if state is not None else self._user(user_id)
         if state is None:  # a new session: the owner's settings still decide recall
-            snap.settings = await (await self._store()).get_settings(owner)
+            snap.settings = await store.get_settings(owner)
         settings = snap.settings or MemorySettings()
         if not settings.enabled:  # memory off: nothing is recalled, whatever is stored
-            return ConversationContext(
+            context = ConversationContext(
                 session_id=session_id,
                 user_id=owner,
                 settings=settings,
                 degradations=[DEGRADATION_MEMORY_DISABLED],
             )
-        return ConversationContext(
+            return context, False
+        if not include_rag:
+            rag_context = RagContext()
+        elif rag is not None:
+            rag_context = _rag((item["retrieved_passages"], item["sources"]) for item in rag)
+        else:
+            rag_context = collect_rag(snap.entries)
+        context = ConversationContext(
             session_id=session_id,
             user_id=owner,
             messages=snap.entries,
@@ -116,13 +212,14 @@ class SessionReads:
             current_language=state.current_language if state else None,
             language_events=snap.language_events,
             mode_events=snap.mode_events,
-            rag_context=collect_rag(snap.entries) if include_rag else RagContext(),
+            rag_context=rag_context,
             recent=await self._recent_turns(snap, session_id, owner, settings, max_messages),
             settings=settings,
             session=state,
             # a layered store reports e.g. session_cache_unavailable here
             degradations=list(getattr(snap, "degradations", ())),
         )
+        return context, True
 
     async def _recent_turns(
         self,

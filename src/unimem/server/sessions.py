@@ -106,10 +106,12 @@ async def get_context(
 ) -> Response:
     """The last messages with the session's mode, language, switches and RAG context.
     An unknown session gives an empty context."""
-    context = await service.get_context(session_id, max_messages, include_rag, user_id=user)
-    if context.degradations:
-        metrics.count_degradations(context.degradations)
-    return json_response(context)
+    body, degradations = await service.get_context_json(
+        session_id, max_messages, include_rag, user_id=user
+    )
+    if degradations:
+        metrics.count_degradations(degradations)
+    return JsonBytesResponse(body)
 
 
 @router.get(

@@ -10,7 +10,7 @@ conformance suite checks.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal, Protocol, runtime_checkable
@@ -41,6 +41,7 @@ __all__ = [
     "apply_entry_changes",
     "plan_entry",
     "plan_event",
+    "stored_json_reader",
 ]
 
 DeleteScope = Literal["session", "day", "all"]
@@ -137,6 +138,25 @@ class ContextSnapshot:
     language_events: list[MemoryEvent]
     mode_events: list[MemoryEvent]
     settings: MemorySettings | None
+
+
+def stored_json_reader(store: object) -> Callable[..., Awaitable[ContextSnapshot]] | None:
+    """The store's ``load_context_json`` when its class has one, else ``None``.
+
+    ``load_context_json`` is ``load_context`` with the cached entries left as
+    the JSON the store keeps (a snapshot's ``entries_json`` / ``recent_json``),
+    which is only right where nothing between the cache and the caller changes
+    entries. So it is looked up on the class, never through a wrapper's
+    ``__getattr__``: a wrapper that opens sealed content, say, forwards other
+    calls that way but must not forward this one. A wrapper that changes no
+    entry defines it, forwarding to ``stored_json_reader(inner)`` or, where
+    that is ``None``, to ``load_context``.
+    """
+    method = getattr(type(store), "load_context_json", None)
+    if method is None:
+        return None
+    bound: Callable[..., Awaitable[ContextSnapshot]] = method.__get__(store)
+    return bound
 
 
 @runtime_checkable

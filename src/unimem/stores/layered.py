@@ -32,9 +32,11 @@ from ..models import (
     MemoryEvent,
     MemorySettings,
     SessionInfo,
+    StoredEntries,
     Summary,
     entries_from_json_array,
     event_from_json,
+    session_from_json,
     utcnow,
 )
 from .base import (
@@ -47,6 +49,7 @@ from .base import (
 )
 from .redis import (
     EVENT_KEEP,
+    CachedSession,
     RedisSessionCache,
     SessionCacheUnavailableError,
     redis_client_from_url,
@@ -78,6 +81,11 @@ class LayeredSnapshot(ContextSnapshot):
 
     recent: list[MemoryEntry] | None = None
     degradations: list[str] = field(default_factory=list)
+    #: From ``load_context_json`` on a cache hit: the window's entries as the
+    #: JSON Redis holds (``entries`` is then empty), and the recent turns
+    #: likewise (``recent`` then empty).
+    entries_json: StoredEntries | None = None
+    recent_json: StoredEntries | None = None
 
 
 class LayeredStore:
@@ -288,6 +296,19 @@ class LayeredStore:
     ) -> ContextSnapshot:
         """The context from Redis in one round trip when cached, else from the durable
         store (rebuilding the cache); with the user's recent turns of other sessions."""
+        return await self._load_context(session_id, max_messages, event_limit, keep_json=False)
+
+    async def load_context_json(
+        self, session_id: str, *, max_messages: int, event_limit: int
+    ) -> ContextSnapshot:
+        """:meth:`load_context`, leaving entries read from Redis as the JSON stored
+        there (``entries_json`` and ``recent_json`` of the snapshot; see
+        :func:`unimem.stores.base.stored_json_reader`)."""
+        return await self._load_context(session_id, max_messages, event_limit, keep_json=True)
+
+    async def _load_context(
+        self, session_id: str, max_messages: int, event_limit: int, *, keep_json: bool
+    ) -> ContextSnapshot:
         since = utcnow() - timedelta(seconds=self.cache.short_term_ttl)
         if max_messages > self.cache.hot_window or event_limit > EVENT_KEEP:
             snap = await self.durable.load_context(
@@ -296,7 +317,9 @@ class LayeredStore:
             return await self._with_recent(snap, session_id, since, max_messages, [])
         owner = self._owners.get(session_id)
         asked = time.monotonic()
-        got = await self._guard(lambda: self._read(session_id, owner, max_messages, event_limit))
+        got = await self._guard(
+            lambda: self._read(session_id, owner, max_messages, event_limit, keep_json)
+        )
         if isinstance(got, _Down):
             snap = await self.durable.load_context(
                 session_id, max_messages=max_messages, event_limit=event_limit
@@ -317,7 +340,12 @@ class LayeredStore:
         return got
 
     async def _read(
-        self, session_id: str, owner: str | None, max_messages: int, event_limit: int
+        self,
+        session_id: str,
+        owner: str | None,
+        max_messages: int,
+        event_limit: int,
+        keep_json: bool = False,
     ) -> LayeredSnapshot | None:
         since = utcnow() - timedelta(seconds=self.cache.short_term_ttl)
         since_ms = int(since.timestamp() * 1000)
@@ -328,8 +356,22 @@ class LayeredStore:
         else:
             raw_session = await self.cache.read_raw(session_id, max_messages, event_limit)
             raw_user = None
-        cached = self.cache.parse_read(raw_session)
-        if cached is None or not (cached.complete or len(cached.entries) >= max_messages):
+        if raw_session is None:
+            return None
+        window: StoredEntries | None = None
+        if keep_json:  # (the reply as parse_read reads it, the entries left as JSON)
+            state_raw, complete, entries_raw, lang, mode = raw_session
+            window = StoredEntries(entries_raw)
+            cached = CachedSession(
+                session_from_json(state_raw), complete == b"1", [], list(lang), list(mode)
+            )
+        else:
+            parsed = self.cache.parse_read(raw_session)
+            if parsed is None:
+                return None
+            cached = parsed
+        count = len(window) if window is not None else len(cached.entries)
+        if not (cached.complete or count >= max_messages):
             return None
         state = cached.state
         self._owner(session_id, state.user_id)
@@ -347,12 +389,17 @@ class LayeredStore:
         raw_settings, warm, *rest = raw_user
         settings = await self._settings(state.user_id, raw_settings)
         recent: list[MemoryEntry] | None = None
+        recent_json: StoredEntries | None = None
         if settings is None or settings.cross_session:
             if warm:
                 # (a member whose data expired a moment before it is skipped)
                 found = rest[0] if rest else []
                 kept = [r for r in reversed(found) if r is not None]
-                recent = entries_from_json_array(b"[" + b",".join(kept) + b"]")
+                joined = b"[" + b",".join(kept) + b"]"
+                if keep_json:
+                    recent, recent_json = [], StoredEntries(joined)
+                else:
+                    recent = entries_from_json_array(joined)
             else:
                 recent = await self._warm_recent(state.user_id, session_id, since, max_messages)
         return LayeredSnapshot(
@@ -362,6 +409,8 @@ class LayeredStore:
             mode_events=[event_from_json(e) for e in cached.mode_events],
             settings=settings,
             recent=recent,
+            entries_json=window,
+            recent_json=recent_json,
         )
 
     async def _settings(self, user_id: str, raw: bytes | None) -> MemorySettings | None:
