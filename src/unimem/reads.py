@@ -23,6 +23,7 @@ from .models import (
     RagContext,
     SessionInfo,
     StoredEntries,
+    context_of,
     utcnow,
 )
 from .stores.base import ContextSnapshot, DurableStore, stored_json_reader
@@ -204,14 +205,14 @@ class SessionReads:
             rag_context = _rag((item["retrieved_passages"], item["sources"]) for item in rag)
         else:
             rag_context = collect_rag(snap.entries)
-        context = ConversationContext(
+        context = context_of(
             session_id=session_id,
             user_id=owner,
-            messages=snap.entries,
+            messages=list(snap.entries),
             current_mode=state.current_mode if state else None,
             current_language=state.current_language if state else None,
-            language_events=snap.language_events,
-            mode_events=snap.mode_events,
+            language_events=list(snap.language_events),
+            mode_events=list(snap.mode_events),
             rag_context=rag_context,
             recent=await self._recent_turns(snap, session_id, owner, settings, max_messages),
             settings=settings,

@@ -8,7 +8,7 @@ bytes are those of the context written whole.
 import orjson
 import pytest
 
-from unimem import MemoryEntry, MemorySettings, UnifiedMemoryService
+from unimem import ConversationContext, MemoryEntry, MemorySettings, UnifiedMemoryService
 from unimem.encoding import model_json
 from unimem.models import StoredEntries
 from unimem.stores.base import stored_json_reader
@@ -128,3 +128,15 @@ def test_stored_json_not_as_unimem_writes_it_is_not_passed_on(change: str, value
     data.pop(change)
     assert not StoredEntries(orjson.dumps([data])).plain()
     assert not StoredEntries(orjson.dumps([{**data, change: value, "extra": 1}])).plain()
+
+
+async def test_context_is_what_validation_builds(service: UnifiedMemoryService):
+    for i in range(5):
+        await service.add_entry(session_id="s1", entry=varied(i), user_id="alice")
+        await service.add_entry(session_id="s2", entry=varied(i), user_id="alice")
+    context = await service.get_context("s1", user_id="alice")
+    fields = {name: getattr(context, name) for name in ConversationContext.model_fields}
+    validated = ConversationContext(**fields)
+    assert validated == context
+    assert validated.model_fields_set == context.model_fields_set
+    assert validated.model_dump_json() == context.model_dump_json()
