@@ -347,3 +347,89 @@ async def test_a_caller_giving_up_while_connecting_does_not_fail_the_others() ->
             assert await wire.call("PING") == b"PONG"  # the same connection, kept
         finally:
             await wire.aclose()
+
+
+async def test_a_call_past_its_deadline_fails_and_drops_the_connection(wire: RedisWire) -> None:
+    assert await wire.call("PING") == b"PONG"
+    stuck = wire._proto
+    deadline = asyncio.get_running_loop().time() + 0.05
+    with pytest.raises(rexc.TimeoutError):
+        await wire.call("BLPOP", key(), 0, deadline=deadline)  # would block for ever
+    assert stuck is not None and stuck.closed
+    assert await wire.call("PING") == b"PONG"  # on a new connection
+    assert wire._proto is not stuck
+
+
+async def test_a_deadline_behind_a_call_without_one_still_expires(wire: RedisWire) -> None:
+    """The timer looks at every waiting call, not only the oldest: a call queued
+    behind one that blocks (and has no deadline) fails at its own deadline, and
+    so does the blocked one with it (the connection is dropped)."""
+    blocked = asyncio.ensure_future(wire.call("BLPOP", key(), 0))
+    await asyncio.sleep(0.01)
+    deadline = asyncio.get_running_loop().time() + 0.05
+    with pytest.raises(rexc.TimeoutError):
+        await wire.call("PING", deadline=deadline)
+    with pytest.raises(rexc.TimeoutError):
+        await blocked
+    assert await wire.call("PING") == b"PONG"
+
+
+async def test_the_timer_moves_on_to_the_next_deadline(wire: RedisWire) -> None:
+    """The timer is armed for the first call's deadline; that call is answered in
+    time, and the timer, when it fires, rearms for the later call still waiting."""
+    loop = asyncio.get_running_loop()
+    assert await wire.call("PING", deadline=loop.time() + 0.05) == b"PONG"
+    with pytest.raises(rexc.TimeoutError):
+        await wire.call("BLPOP", key(), 0, deadline=loop.time() + 0.2)
+    # a deadline far off: the call is answered, and nothing is left armed after it
+    assert await wire.call("PING", deadline=loop.time() + 60) == b"PONG"
+    proto = wire._proto
+    assert proto is not None and not proto.waiting
+    await wire.aclose()
+    assert proto.timer is None
+
+
+async def test_a_deadline_also_bounds_the_connect() -> None:
+    """A caller whose deadline passes during a slow handshake fails with
+    TimeoutError; the connect goes on and serves the next call."""
+
+    def answer(command: list[bytes]) -> bytes:
+        return b"+OK\r\n" if command[0].upper() == b"AUTH" else b"+PONG\r\n"
+
+    def slow_auth(command: list[bytes]) -> float:
+        return 0.2 if command[0].upper() == b"AUTH" else 0
+
+    async with _fake_redis(answer, slow_auth) as port:
+        wire = RedisWire.for_client(aioredis.Redis.from_url(f"redis://:pw@127.0.0.1:{port}/0"))
+        assert wire is not None
+        try:
+            with pytest.raises(rexc.TimeoutError):
+                await wire.call("PING", deadline=asyncio.get_running_loop().time() + 0.05)
+            assert await wire.call("PING") == b"PONG"
+        finally:
+            await wire.aclose()
+
+
+async def test_a_redis_slower_than_the_command_timeout_degrades_and_is_reconnected() -> None:
+    """The cache's command_timeout is the deadline of each of its calls: a late
+    reply reports the cache unavailable (TimeoutError), the stuck connection is
+    dropped, and the next call runs on a new one."""
+    replies = {b"EVALSHA": b":1\r\n", b"HGET": b"$-1\r\n"}
+
+    def slow_script(command: list[bytes]) -> float:
+        return 0.3 if command[0].upper() == b"EVALSHA" else 0
+
+    async with _fake_redis(lambda c: replies[c[0].upper()], slow_script) as port:
+        client = aioredis.Redis.from_url(f"redis://127.0.0.1:{port}/0")
+        cache = RedisSessionCache(client, command_timeout=0.05)
+        assert cache.wire is not None
+        try:
+            assert await cache.get_state("s1") is None
+            stuck = cache.wire._proto
+            with pytest.raises(SessionCacheUnavailableError, match="TimeoutError"):
+                await cache._call("return 1", 0)
+            assert await cache.get_state("s1") is None
+            assert cache.wire._proto is not stuck
+            await asyncio.sleep(0.3)  # (the fake server's late reply, to nobody)
+        finally:
+            await cache.aclose()

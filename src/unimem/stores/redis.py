@@ -94,7 +94,8 @@ def redis_client_from_url(url: str, *, timeout: float = 0.5) -> RedisClient:
         return RedisCluster.from_url(inner, **opts)
     if scheme in ("redis", "rediss", "unix"):
         # On a single Redis, RedisSessionCache bounds each round trip itself
-        # (``command_timeout``, an ``asyncio.timeout``): redis-py's socket_timeout
+        # (``command_timeout``: a deadline on the wire, an ``asyncio.timeout``
+        # around the calls made through redis-py): redis-py's socket_timeout
         # would wrap every send in ``asyncio.wait_for``, a Task and an extra
         # event-loop iteration per command. A cluster client keeps it: its
         # commands may hide several round trips (topology discovery, redirects).
@@ -317,12 +318,16 @@ class RedisSessionCache:
         Redis, loading the script once if Redis does not know it."""
         if self.wire is not None:
 
-            async def script(wire: RedisWire) -> Any:
+            async def script(wire: RedisWire, deadline: float | None) -> Any:
                 try:
-                    return await wire.call("EVALSHA", lua.sha(src), numkeys, *args)
+                    return await wire.call(
+                        "EVALSHA", lua.sha(src), numkeys, *args, deadline=deadline
+                    )
                 except rexc.NoScriptError:
-                    await wire.call("SCRIPT", "LOAD", src)
-                    return await wire.call("EVALSHA", lua.sha(src), numkeys, *args)
+                    await wire.call("SCRIPT", "LOAD", src, deadline=deadline)
+                    return await wire.call(
+                        "EVALSHA", lua.sha(src), numkeys, *args, deadline=deadline
+                    )
 
             return await self._on_wire(script)
         try:
@@ -345,10 +350,10 @@ class RedisSessionCache:
         Redis does not know (an ``EVALSHA`` among them answered ``NOSCRIPT``) is
         loaded and the whole transaction sent again."""
 
-        async def transaction(wire: RedisWire) -> list[Any]:
+        async def transaction(wire: RedisWire, deadline: float | None) -> list[Any]:
             if packed is not None:
-                return _raise_errors(await wire.transaction_packed(*packed))
-            replies = await wire.transaction(commands)
+                return _raise_errors(await wire.transaction_packed(*packed, deadline))
+            replies = await wire.transaction(commands, deadline=deadline)
             missing = [
                 c[1]
                 for c, r in zip(commands, replies, strict=True)
@@ -356,31 +361,34 @@ class RedisSessionCache:
             ]
             if missing:
                 for digest in set(missing):
-                    await wire.call("SCRIPT", "LOAD", lua.source(digest))
-                replies = await wire.transaction(commands)
+                    await wire.call("SCRIPT", "LOAD", lua.source(digest), deadline=deadline)
+                replies = await wire.transaction(commands, deadline=deadline)
             return _raise_errors(replies)
 
         return await self._on_wire(transaction)
 
-    async def _on_wire(self, op: Callable[[RedisWire], Awaitable[_T]]) -> _T:
-        """Run ``op`` on the wire within ``command_timeout``. A connection that
-        turns out dead (closed while idle) is replaced and ``op`` tried once more
-        at once, as redis-py does; a timeout drops the connection (it may be
+    async def _on_wire(self, op: Callable[[RedisWire, float | None], Awaitable[_T]]) -> _T:
+        """Run ``op(wire, deadline)`` on the wire within ``command_timeout``: each
+        of its calls is given the one ``deadline`` (event-loop time), so they
+        take that long together at most (the wire's own timer, cheaper than an
+        ``asyncio.timeout`` per call). A connection that turns out dead (closed
+        while idle) is replaced and ``op`` tried once more at once, as redis-py
+        does; a late reply makes the wire drop the connection (it may be
         stuck). Any Redis failure, an error reply included, is
         ``SessionCacheUnavailableError``: the cache is never trusted past one
         (the layered store then serves from the durable store and repairs)."""
         wire = self.wire
         assert wire is not None
+        timeout = self.command_timeout
+        deadline = None if timeout is None else asyncio.get_running_loop().time() + timeout
         try:
-            async with asyncio.timeout(self.command_timeout):
-                try:
-                    return await op(wire)
-                except rexc.ConnectionError as exc:
-                    if isinstance(exc, rexc.AuthenticationError):
-                        raise
-                    return await op(wire)  # on a new connection
+            try:
+                return await op(wire, deadline)
+            except rexc.ConnectionError as exc:
+                if isinstance(exc, rexc.AuthenticationError):
+                    raise
+                return await op(wire, deadline)  # on a new connection
         except (TimeoutError, rexc.TimeoutError) as exc:
-            wire.reset()
             raise unavailable(exc) from exc
         except SessionCacheUnavailableError:
             raise
@@ -595,7 +603,9 @@ class RedisSessionCache:
         there is one: a typed turn's language policy reads it)."""
         meta = self.session_keys(session_id).meta
         if self.wire is not None:
-            raw = await self._on_wire(lambda wire: wire.call("HGET", meta, "state"))
+            raw = await self._on_wire(
+                lambda wire, deadline: wire.call("HGET", meta, "state", deadline=deadline)
+            )
         else:
             try:
                 async with asyncio.timeout(self.command_timeout):

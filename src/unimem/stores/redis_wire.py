@@ -10,6 +10,15 @@ the parsed reply (hiredis). Replies arrive in the order the commands were sent,
 so one connection serves every coroutine of the process (concurrent callers
 are pipelined on it for free).
 
+A call may carry a deadline (event-loop time). The connection keeps one timer
+for all of them rather than an ``asyncio.timeout`` per call (a ``Timeout``
+object, the current task, a timer armed and cancelled: more CPU than the
+call's own Python work): the timer is armed for the nearest deadline and
+rearmed when it fires, so a steady stream of calls costs a comparison each.
+When a deadline passes before its reply, the connection is taken for stuck:
+it is dropped and every call waiting on it fails with redis-py's
+``TimeoutError`` (the next call connects again).
+
 It speaks RESP2 over TCP or a Unix socket, with ``AUTH``, ``SELECT`` and
 ``CLIENT SETNAME`` taken from the redis-py client it is made for. Anything
 else (TLS, RESP3, decoded responses, credential providers, Redis Cluster)
@@ -95,13 +104,17 @@ def pack_transaction(commands: Sequence[Sequence[Arg]]) -> tuple[bytes, int]:
 
 
 class _Batch:
-    """The replies a batch of commands waits for: one future for all of them."""
+    """The replies a batch of commands waits for: one future for all of them,
+    and the event-loop time they are due by (``None``: no deadline)."""
 
-    __slots__ = ("future", "left", "replies")
+    __slots__ = ("deadline", "future", "left", "replies")
 
-    def __init__(self, future: asyncio.Future[list[Any]], count: int) -> None:
+    def __init__(
+        self, future: asyncio.Future[list[Any]], count: int, deadline: float | None
+    ) -> None:
         self.future = future
         self.left = count
+        self.deadline = deadline
         self.replies: list[Any] = []
 
 
@@ -115,6 +128,9 @@ class _Protocol(asyncio.Protocol):
         self.waiting: deque[_Batch] = deque()
         self.transport: Any = None  # asyncio's or uvloop's (not an asyncio.Transport)
         self.closed = False
+        #: the deadlines' one timer, and the time it is armed for
+        self.timer: asyncio.TimerHandle | None = None
+        self.timer_at = 0.0
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self.transport = transport
@@ -147,17 +163,64 @@ class _Protocol(asyncio.Protocol):
         self.fail(error)
 
     def fail(self, error: rexc.RedisError) -> None:
+        if self.timer is not None:
+            self.timer.cancel()
+            self.timer = None
         while self.waiting:
             future = self.waiting.popleft().future
             if not future.done():  # (an instance each: tracebacks are not shared)
                 future.set_exception(type(error)(*error.args))
 
-    def send(self, payload: bytes, replies: int) -> asyncio.Future[list[Any]]:
-        """Write ``payload`` (``replies`` commands); the future of their replies."""
+    def send(
+        self, payload: bytes, replies: int, deadline: float | None = None
+    ) -> asyncio.Future[list[Any]]:
+        """Write ``payload`` (``replies`` commands); the future of their replies,
+        failed with ``TimeoutError`` if they are not all in by ``deadline``.
+
+        Raises:
+            rexc.ConnectionError: the connection can no longer be written to
+                (it is closed, and nothing was sent).
+        """
+        if self.closed:
+            raise rexc.ConnectionError("Connection closed by server.")
+        try:
+            self.transport.write(payload)
+        except (RuntimeError, OSError) as exc:  # (uvloop refuses a closed handle)
+            self.abort(rexc.ConnectionError(f"Error writing to Redis: {exc}"))
+            raise rexc.ConnectionError(f"Error writing to Redis: {exc}") from exc
         future: asyncio.Future[list[Any]] = asyncio.get_running_loop().create_future()
-        self.waiting.append(_Batch(future, replies))
-        self.transport.write(payload)
+        self.waiting.append(_Batch(future, replies, deadline))
+        if deadline is not None and (self.timer is None or deadline < self.timer_at):
+            self._arm(deadline)
         return future
+
+    def _arm(self, when: float) -> None:
+        if self.timer is not None:
+            self.timer.cancel()
+        self.timer_at = when
+        self.timer = asyncio.get_running_loop().call_at(when, self._expire)
+
+    def _expire(self) -> None:
+        """The timer fired: a call past its deadline means a stuck connection;
+        otherwise the timer is rearmed for the nearest deadline still waiting.
+
+        A deadline counts as passed when it is not after the time the timer was
+        armed for (a loop may fire a timer a little early, as it would fire an
+        ``asyncio.timeout``), so the timer never spins on one deadline."""
+        self.timer = None
+        due = self.timer_at
+        nearest: float | None = None
+        for batch in self.waiting:
+            deadline = batch.deadline
+            if deadline is None:
+                continue
+            if deadline <= due:
+                self.abort(rexc.TimeoutError("Redis did not answer in time"))
+                return
+            if nearest is None or deadline < nearest:
+                nearest = deadline
+        if nearest is not None:
+            self._arm(nearest)
 
 
 Connector = Callable[[], Awaitable[tuple[asyncio.BaseTransport, asyncio.BaseProtocol]]]
@@ -168,8 +231,8 @@ class RedisWire:
 
     It connects on first use and again after the connection is lost; a call
     made while Redis is unreachable raises redis-py's ``ConnectionError``.
-    Callers bound each call with their own timeout and call :meth:`reset`
-    when one expires (the connection may be stuck).
+    Callers bound each call with a ``deadline`` (or with their own timeout,
+    calling :meth:`reset` when one expires: the connection may be stuck).
     """
 
     def __init__(self, connector: Connector, handshake: Sequence[Sequence[Arg]] = ()) -> None:
@@ -221,36 +284,49 @@ class RedisWire:
 
     # ------------------------------------------------------------------ calls
 
-    async def call(self, *args: Arg) -> Any:
-        """Send one command and return its reply (an error reply is raised)."""
-        proto = await self._connected()
-        [reply] = await proto.send(pack_commands((args,)), 1)
+    async def call(self, *args: Arg, deadline: float | None = None) -> Any:
+        """Send one command and return its reply (an error reply is raised).
+
+        ``deadline`` (event-loop time, as every method here takes it) bounds the
+        wait for the connection and the reply: past it the call raises redis-py's
+        ``TimeoutError`` and, when the reply was late, the connection is dropped.
+        """
+        proto = await self._connected(deadline)
+        [reply] = await proto.send(pack_commands((args,)), 1, deadline)
         if isinstance(reply, rexc.ResponseError):
             raise as_error(reply)
         return reply
 
-    async def pipeline(self, commands: Sequence[Sequence[Arg]]) -> list[Any]:
+    async def pipeline(
+        self, commands: Sequence[Sequence[Arg]], *, deadline: float | None = None
+    ) -> list[Any]:
         """Send ``commands`` in one write and return their replies, in order.
 
         Error replies are returned as exceptions, not raised (as redis-py's
         ``execute(raise_on_error=False)``), converted to redis-py's classes.
         """
-        return await self.pipeline_packed(pack_commands(commands), len(commands))
+        return await self.pipeline_packed(pack_commands(commands), len(commands), deadline)
 
-    async def pipeline_packed(self, payload: bytes, count: int) -> list[Any]:
+    async def pipeline_packed(
+        self, payload: bytes, count: int, deadline: float | None = None
+    ) -> list[Any]:
         """:meth:`pipeline` of ``count`` commands already packed (:func:`pack_commands`)."""
-        proto = await self._connected()
-        replies = await proto.send(payload, count)
+        proto = await self._connected(deadline)
+        replies = await proto.send(payload, count, deadline)
         return [as_error(r) if isinstance(r, rexc.ResponseError) else r for r in replies]
 
-    async def transaction(self, commands: Sequence[Sequence[Arg]]) -> list[Any]:
+    async def transaction(
+        self, commands: Sequence[Sequence[Arg]], *, deadline: float | None = None
+    ) -> list[Any]:
         """Run ``commands`` in ``MULTI``/``EXEC`` (atomically) in one round trip;
         the replies of the commands, errors as exceptions (not raised)."""
-        return await self.transaction_packed(*pack_transaction(commands))
+        return await self.transaction_packed(*pack_transaction(commands), deadline)
 
-    async def transaction_packed(self, payload: bytes, count: int) -> list[Any]:
+    async def transaction_packed(
+        self, payload: bytes, count: int, deadline: float | None = None
+    ) -> list[Any]:
         """:meth:`transaction` of ``count`` commands packed by :func:`pack_transaction`."""
-        replies = await self.pipeline_packed(payload, count + 2)
+        replies = await self.pipeline_packed(payload, count + 2, deadline)
         for queued in replies[:-1]:  # a command refused when queued (LOADING, ...)
             if isinstance(queued, Exception):
                 raise queued  # (rather than the EXECABORT it caused)
@@ -259,9 +335,24 @@ class RedisWire:
             raise result
         return [as_error(r) if isinstance(r, rexc.ResponseError) else r for r in result]
 
+    def send_nowait(self, payload: bytes, count: int) -> asyncio.Future[list[Any]] | None:
+        """Write ``count`` packed commands now, without waiting; the future of
+        their replies (raw: error replies as ``ResponseError`` values), or
+        ``None`` when there is no open connection to write them to (then
+        nothing was sent: a caller that cares about order waits for one with
+        :meth:`call` before sending more this way).
+
+        Raises:
+            rexc.ConnectionError: the connection turned out closed (nothing sent).
+        """
+        proto = self._proto
+        if proto is None or proto.closed or self._loop is not asyncio.get_running_loop():
+            return None
+        return proto.send(payload, count)
+
     # ------------------------------------------------------------------ connection
 
-    async def _connected(self) -> _Protocol:
+    async def _connected(self, deadline: float | None = None) -> _Protocol:
         loop = asyncio.get_running_loop()
         proto = self._proto
         if proto is not None and not proto.closed and self._loop is loop:
@@ -276,7 +367,13 @@ class RedisWire:
             # does not fail the others waiting for the same connection
             task = self._connecting = loop.create_task(self._open())
             task.add_done_callback(self._opened)
-        return await asyncio.shield(task)
+        if deadline is None:
+            return await asyncio.shield(task)
+        try:
+            async with asyncio.timeout_at(deadline):
+                return await asyncio.shield(task)
+        except TimeoutError as exc:  # (the connect goes on for the others waiting)
+            raise rexc.TimeoutError("Redis did not accept the connection in time") from exc
 
     def _opened(self, task: asyncio.Task[_Protocol]) -> None:
         # (runs before the waiting callers resume: it was added first)
