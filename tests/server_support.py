@@ -15,6 +15,7 @@ import uvicorn
 from fastapi import FastAPI
 
 from unimem.server import ServerSettings, create_app, issue_token
+from unimem.server.http import OneWriteHttpProtocol
 
 SECRET = "test-secret-" + "s" * 40
 
@@ -62,7 +63,14 @@ def free_port() -> int:
 async def running_server(app: FastAPI) -> AsyncIterator[str]:
     """Serve ``app`` with uvicorn on a free loopback port; yields the base URL."""
     port = free_port()
-    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on")
+    config = uvicorn.Config(
+        app,
+        host="127.0.0.1",
+        port=port,
+        log_level="warning",
+        lifespan="on",
+        http=OneWriteHttpProtocol,  # as `unimem serve` runs it
+    )
     server = uvicorn.Server(config)
     task = asyncio.create_task(server.serve())
     try:
