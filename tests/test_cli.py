@@ -141,6 +141,8 @@ def test_unimem_serve_runs_a_real_server(tmp_path: Path) -> None:
         "UNIMEM_DATA_DIR": str(tmp_path / "data"),
     }
     env.pop("UNIMEM_DATABASE_URL", None)
+    for name in [n for n in env if n.startswith(("OTEL_", "FASTAPI_OTEL_"))]:
+        del env[name]
     proc = subprocess.Popen(
         [
             sys.executable,
@@ -186,6 +188,8 @@ def test_unimem_serve_runs_a_real_server(tmp_path: Path) -> None:
     assert "LOCAL MODE" not in err
     # no line per request unless asked (--access-log): paths name sessions
     assert "access    not logged" in err
+    # nothing set OpenTelemetry up: FastAPI's per-request telemetry is off, and said so
+    assert "telemetry OpenTelemetry off" in err
     assert "/v1/sessions/x/entries" not in out + err and "Uvicorn running" in out + err
 
 

@@ -199,6 +199,7 @@ def serve(
     if workers > 1:
         click.echo(f"  workers   {workers} (the rate limit applies per worker)", err=True)
     click.echo(f"  access    {'logged' if access_log else 'not logged (--access-log)'}", err=True)
+    click.echo(f"  telemetry {_telemetry_line()}", err=True)
     shown = f"[{host}]" if ":" in host else host
     click.echo(f"  listening http://{shown}:{port}  (docs at /docs)", err=True)
     uvicorn.run(
@@ -214,6 +215,14 @@ def serve(
         # stuck client or query never keeps the server from stopping
         timeout_graceful_shutdown=SHUTDOWN_GRACE_SECONDS,
     )
+
+
+def _telemetry_line() -> str:
+    from .server.app import opentelemetry_configured
+
+    if opentelemetry_configured():
+        return "OpenTelemetry set up: FastAPI traces and measures requests"
+    return "OpenTelemetry off (no provider or OTEL_* variable); /metrics as always"
 
 
 async def _migrate_with_progress(url: str) -> None:

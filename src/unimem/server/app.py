@@ -9,10 +9,13 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import inspect
 import logging
-from collections.abc import AsyncIterator
+import os
+from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import Any
 
 from fastapi import FastAPI
 from fastapi.responses import HTMLResponse
@@ -34,7 +37,7 @@ from .relay import RedisLiveBus
 from .settings import ServerSettings
 from .sweeper import lock_for, sweep_forever
 
-__all__ = ["build_service", "create_app"]
+__all__ = ["build_service", "create_app", "opentelemetry_configured"]
 
 log = logging.getLogger("unimem.server")
 
@@ -47,6 +50,59 @@ npm run build</code> (it lands in <code>src/unimem/web/dist</code>), then restar
 <p>The API is up: see <a href="/docs">/docs</a> and <a href="/openapi.json">/openapi.json</a>.</p>
 </body></html>
 """
+
+
+# The OpenTelemetry API's stand-ins, in place until something installs a real
+# provider; named by class as FastAPI's own check names them. A provider of any
+# other class (an SDK's, a vendor's, a no-op) counts as set up.
+_DEFERRED_PROVIDERS = frozenset(
+    {
+        ("opentelemetry.trace", "ProxyTracerProvider"),
+        ("opentelemetry.metrics._internal", "_ProxyMeterProvider"),
+        ("opentelemetry._logs._internal", "ProxyLoggerProvider"),
+    }
+)
+
+
+def opentelemetry_configured(environ: Mapping[str, str] | None = None) -> bool:
+    """Whether OpenTelemetry is set up for this process: a global tracer, meter
+    or logger provider is installed, or an ``OTEL_*`` variable (or
+    ``FASTAPI_OTEL_AUTO_CONFIGURE=true``) says one will be, by auto-instrumentation
+    or by FastAPI's own set-up when the app starts.
+
+    Args:
+        environ: the variables to read; ``os.environ`` when omitted.
+    """
+    env = os.environ if environ is None else environ
+    if env.get("FASTAPI_OTEL_AUTO_CONFIGURE", "").lower() == "true":
+        return True
+    if any(name.startswith("OTEL_") for name in env):
+        return True
+    try:
+        from opentelemetry import _logs, metrics, trace
+    except ImportError:
+        return False
+    providers = (
+        trace.get_tracer_provider(),
+        metrics.get_meter_provider(),
+        _logs.get_logger_provider(),
+    )
+    return any((type(p).__module__, type(p).__name__) not in _DEFERRED_PROVIDERS for p in providers)
+
+
+def _fastapi_telemetry(enabled: bool) -> dict[str, Any]:
+    """FastAPI's ``telemetry`` argument: its defaults when OpenTelemetry is set
+    up, every signal off when it is not.
+
+    FastAPI asks the OpenTelemetry API for its three global providers on every
+    request (3 us of CPU in-process, more in a busy server) to learn whether to
+    trace it. Without a provider or an ``OTEL_*`` variable at start-up the
+    answer is always no, so it is given once here; FastAPI versions without
+    the argument are left as they are.
+    """
+    if enabled or "telemetry" not in inspect.signature(FastAPI.__init__).parameters:
+        return {}
+    return {"telemetry": {"tracing": False, "metrics": False, "logs": False}}
 
 
 def build_service(settings: ServerSettings) -> UnifiedMemoryService:
@@ -125,6 +181,7 @@ def create_app(
     """
     settings = settings if settings is not None else ServerSettings.from_env()
     metrics = Metrics()
+    otel = opentelemetry_configured()
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -147,7 +204,17 @@ def create_app(
                 __version__,
                 settings.local_user,
             )
-        log.info("unimem %s ready: store %s", __version__, _scheme(settings))
+        if not otel and opentelemetry_configured():
+            log.warning(
+                "OpenTelemetry was set up after the app was built: FastAPI's request "
+                "telemetry stays off; set it up before create_app(), or set any OTEL_* variable"
+            )
+        log.info(
+            "unimem %s ready: store %s, OpenTelemetry %s",
+            __version__,
+            _scheme(settings),
+            "on" if otel else "off",
+        )
         sweeper = None
         if settings.sweep_interval > 0:
             sweeper = asyncio.create_task(
@@ -170,8 +237,11 @@ def create_app(
         version=__version__,
         summary="Unified conversation memory for voice and text AI assistants",
         lifespan=lifespan,
+        **_fastapi_telemetry(otel),
     )
     app.state.settings = settings
+    #: Whether FastAPI's OpenTelemetry request telemetry runs (decided at build).
+    app.state.opentelemetry = otel
     app.state.metrics = metrics
     app.state.auth = Authenticator(settings.jwt_secret, settings.local_user)
     app.state.limiter = RateLimiter(settings.rate_limit)
