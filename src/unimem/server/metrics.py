@@ -4,23 +4,136 @@ latency by operation, degradations by name.
 Each app has its own registry (nothing global), and no label ever carries
 content, a session id or a user id: routes are templates, degradations are
 reduced to known-safe names.
+
+The two latency histograms are recorded on every request and every store call,
+so they are kept as plain numbers of this process (:class:`LatencyHistogram`)
+and turned into Prometheus samples only when ``/metrics`` is scraped: the same
+names, labels, buckets and values as ``prometheus_client.Histogram`` exposes,
+without its two locks and bucket loop per observation.
 """
 
 from __future__ import annotations
 
 import inspect
+import math
 import re
 import time
-from collections.abc import Awaitable, Callable, Iterable
+from bisect import bisect_left
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from functools import wraps
-from typing import Any
+from typing import Any, cast
 
-from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
+from prometheus_client import CollectorRegistry, Counter, Gauge, generate_latest
+from prometheus_client.metrics_core import HistogramMetricFamily, Metric
+from prometheus_client.samples import Sample
+from prometheus_client.utils import floatToGoString as _float_to_go
 
-__all__ = ["Metrics", "TimedStore"]
+__all__ = ["HistogramSeries", "LatencyHistogram", "Metrics", "TimedStore"]
 
 _BUCKETS = (0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
 _SAFE_NAME = re.compile(r"^[a-z][a-z0-9_]{0,47}$")
+# How prometheus_client writes a bucket's bound in ``le`` (untyped there).
+_le_text = cast(Callable[[float], str], _float_to_go)
+
+
+class HistogramSeries:
+    """The observations of one label set: a count per bucket and their sum.
+
+    Not locked: observations come from the event loop's thread (middleware,
+    store calls, handlers), and ``/metrics`` is read there too.
+    """
+
+    __slots__ = ("_bounds", "counts", "created", "sum")
+
+    def __init__(self, bounds: tuple[float, ...]) -> None:
+        self._bounds = bounds
+        #: Observations per bucket (not cumulative), the last one ``+Inf``.
+        self.counts = [0] * len(bounds)
+        self.sum = 0.0
+        #: When the series was made, as Prometheus reports it (``_created``).
+        self.created = time.time()
+
+    def observe(self, amount: float) -> None:
+        """Record one observation (seconds)."""
+        self.sum += amount
+        i = bisect_left(self._bounds, amount)
+        # False only for NaN, which Prometheus counts in no bucket either.
+        if amount <= self._bounds[i]:
+            self.counts[i] += 1
+
+
+class LatencyHistogram:
+    """A Prometheus histogram with labels whose series are :class:`HistogramSeries`.
+
+    ``labels(...)`` gives a series as ``prometheus_client.Histogram.labels``
+    gives a child (``.observe(seconds)``); series are made on first use and
+    never removed, and the exposition lists them in that order.
+    """
+
+    def __init__(
+        self,
+        name: str,
+        documentation: str,
+        labelnames: Sequence[str],
+        buckets: Sequence[float],
+        registry: CollectorRegistry | None = None,
+    ) -> None:
+        bounds = [float(b) for b in buckets]
+        if bounds != sorted(bounds) or not bounds:
+            raise ValueError("buckets must be given in increasing order")
+        if bounds[-1] != math.inf:
+            bounds.append(math.inf)
+        self.name = name
+        self.documentation = documentation
+        self.labelnames = tuple(labelnames)
+        self._bounds = tuple(bounds)
+        self._le = tuple(_le_text(b) for b in bounds)
+        self._series: dict[tuple[str, ...], HistogramSeries] = {}
+        if registry is not None:
+            registry.register(self)
+
+    def labels(self, *values: object) -> HistogramSeries:
+        """The series of these label values (in ``labelnames`` order).
+
+        Raises:
+            ValueError: not one value per label name.
+        """
+        key = tuple(str(v) for v in values)
+        series = self._series.get(key)
+        if series is None:
+            if len(key) != len(self.labelnames):
+                raise ValueError(f"{self.name} takes {len(self.labelnames)} label values")
+            series = self._series[key] = HistogramSeries(self._bounds)
+        return series
+
+    def describe(self) -> Iterable[Metric]:
+        """The family without samples: the names a registry reserves for it."""
+        return [HistogramMetricFamily(self.name, self.documentation, labels=self.labelnames)]
+
+    def collect(self) -> Iterable[Metric]:
+        """The family with every series, as ``prometheus_client.Histogram`` has it."""
+        family = HistogramMetricFamily(self.name, self.documentation, labels=self.labelnames)
+        created = _created_series_on()
+        for values, series in list(self._series.items()):
+            buckets: list[tuple[str, float]] = []
+            total = 0.0
+            for le, count in zip(self._le, list(series.counts), strict=True):
+                total += count
+                buckets.append((le, total))
+            family.add_metric(values, buckets, series.sum)
+            if created:
+                labels = dict(zip(self.labelnames, values, strict=True))
+                family.samples.append(Sample(self.name + "_created", labels, series.created))
+        return [family]
+
+
+def _created_series_on() -> bool:
+    """Whether prometheus_client exposes ``_created`` series now (its
+    ``PROMETHEUS_DISABLE_CREATED_SERIES`` / ``disable_created_metrics()``
+    switch), asked of a throwaway counter so the histograms follow the same
+    switch as the library's own metrics."""
+    probe = Counter("unimem_probe", "", registry=None)
+    return any(s.name.endswith("_created") for m in probe.collect() for s in m.samples)
 
 
 class Metrics:
@@ -28,18 +141,18 @@ class Metrics:
 
     def __init__(self) -> None:
         self.registry = CollectorRegistry(auto_describe=True)
-        self.requests = Histogram(
+        self.requests = LatencyHistogram(
             "unimem_http_request_duration_seconds",
             "HTTP request latency by route template",
             ("method", "route", "status"),
-            buckets=_BUCKETS,
+            _BUCKETS,
             registry=self.registry,
         )
-        self.store = Histogram(
+        self.store = LatencyHistogram(
             "unimem_store_operation_duration_seconds",
             "Durable store latency by operation",
             ("operation", "outcome"),
-            buckets=_BUCKETS,
+            _BUCKETS,
             registry=self.registry,
         )
         self.degradations = Counter(
@@ -51,27 +164,27 @@ class Metrics:
         self.live_clients = Gauge(
             "unimem_live_clients", "Open live WebSocket connections", registry=self.registry
         )
-        # Labelled children by label values: ``labels()`` validates and locks on
-        # every call, a dict hit does not. The label sets are small and fixed
-        # (route templates, store operations), and children are never removed.
-        self._request_children: dict[tuple[str, str, int], Any] = {}
-        self._store_children: dict[tuple[str, str], Any] = {}
+        # Series by raw label values: a dict hit instead of converting and
+        # checking the values on every call. The label sets are small and
+        # fixed (route templates, store operations).
+        self._request_series: dict[tuple[str, str, int], HistogramSeries] = {}
+        self._store_series: dict[tuple[str, str], HistogramSeries] = {}
 
     def observe_request(self, method: str, route: str, status: int, seconds: float) -> None:
         """Record one HTTP request's latency under its method, route template and status."""
         key = (method, route, status)
-        child = self._request_children.get(key)
-        if child is None:
-            child = self._request_children[key] = self.requests.labels(method, route, str(status))
-        child.observe(seconds)
+        series = self._request_series.get(key)
+        if series is None:
+            series = self._request_series[key] = self.requests.labels(method, route, status)
+        series.observe(seconds)
 
     def observe_store(self, operation: str, outcome: str, seconds: float) -> None:
         """Record one store operation's latency under its name and outcome."""
         key = (operation, outcome)
-        child = self._store_children.get(key)
-        if child is None:
-            child = self._store_children[key] = self.store.labels(operation, outcome)
-        child.observe(seconds)
+        series = self._store_series.get(key)
+        if series is None:
+            series = self._store_series[key] = self.store.labels(operation, outcome)
+        series.observe(seconds)
 
     def count_degradations(self, names: Iterable[str]) -> None:
         """Count each degradation; names that are not plain identifiers count as ``other``."""
@@ -101,23 +214,36 @@ class TimedStore:
         value = getattr(self._inner, name)
         if name.startswith("_") or not callable(value) or name in ("setup", "aclose"):
             return value
-        observe = self._metrics.observe_store
-
-        def wrap(fn: Callable[..., Awaitable[Any]]) -> Callable[..., Awaitable[Any]]:
-            @wraps(fn)
-            async def timed(*args: Any, **kwargs: Any) -> Any:
-                start = time.perf_counter()
-                outcome = "error"
-                try:
-                    result = await fn(*args, **kwargs)
-                    outcome = "ok"
-                    return result
-                finally:
-                    observe(name, outcome, time.perf_counter() - start)
-
-            return timed
-
         if not inspect.iscoroutinefunction(value):
             return value
-        self.__dict__[name] = wrapped = wrap(value)
+        self.__dict__[name] = wrapped = _timed(value, name, self._metrics.store)
         return wrapped
+
+
+def _timed(
+    fn: Callable[..., Awaitable[Any]], name: str, histogram: LatencyHistogram
+) -> Callable[..., Awaitable[Any]]:
+    """``fn`` observing its duration under ``(name, "ok")``, or ``(name,
+    "error")`` when it raises (cancellation included). Each series is looked
+    up on its first use, so the exposition lists what happened, in order."""
+    perf_counter = time.perf_counter
+    ok: HistogramSeries | None = None
+    error: HistogramSeries | None = None
+
+    @wraps(fn)
+    async def timed(*args: Any, **kwargs: Any) -> Any:
+        nonlocal ok, error
+        start = perf_counter()
+        try:
+            result = await fn(*args, **kwargs)
+        except BaseException:
+            if error is None:
+                error = histogram.labels(name, "error")
+            error.observe(perf_counter() - start)
+            raise
+        if ok is None:
+            ok = histogram.labels(name, "ok")
+        ok.observe(perf_counter() - start)
+        return result
+
+    return timed
