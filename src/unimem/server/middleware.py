@@ -142,22 +142,36 @@ class LoopbackOnlyMiddleware:
     """Local mode (no JWT secret): answer only clients on this machine.
 
     The CLI already refuses to bind anything but loopback; this guards servers
-    started another way (``uvicorn --factory --host 0.0.0.0``).
+    started another way (``uvicorn --factory --host 0.0.0.0``). Each peer
+    address is parsed once (``ipaddress`` costs microseconds a request) and its
+    verdict remembered; a local server sees one or two addresses.
     """
+
+    #: Peer addresses remembered at most (all forgotten at once past it).
+    CACHE_SIZE = 256
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
+        self._verdicts: dict[Any, bool] = {}
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         client = scope.get("client")
-        if scope["type"] in ("http", "websocket") and client and not _is_loopback(client[0]):
-            error = AuthError(
-                "this server runs in local mode and only answers loopback clients; "
-                "set UNIMEM_JWT_SECRET to serve other machines"
-            )
-            if scope["type"] == "http":
-                await error_response(error)(scope, receive, send)
-            else:
-                await send({"type": "websocket.close", "code": 4401})
-            return
+        if scope["type"] in ("http", "websocket") and client:
+            host = client[0]
+            loopback = self._verdicts.get(host)
+            if loopback is None:
+                loopback = _is_loopback(host)
+                if len(self._verdicts) >= self.CACHE_SIZE:
+                    self._verdicts.clear()
+                self._verdicts[host] = loopback
+            if not loopback:
+                error = AuthError(
+                    "this server runs in local mode and only answers loopback clients; "
+                    "set UNIMEM_JWT_SECRET to serve other machines"
+                )
+                if scope["type"] == "http":
+                    await error_response(error)(scope, receive, send)
+                else:
+                    await send({"type": "websocket.close", "code": 4401})
+                return
         await self.app(scope, receive, send)
