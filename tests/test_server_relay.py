@@ -8,6 +8,7 @@ import json
 import socket
 import uuid
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -115,6 +116,125 @@ async def test_a_worker_subscribes_to_a_session_only_while_it_has_listeners() ->
                 break
             await asyncio.sleep(0.01)
         assert sessions_subscribed(a) == set()
+    finally:
+        await a.aclose()
+        await b.aclose()
+
+
+def _entry(text: str) -> Any:
+    from datetime import UTC, datetime
+
+    from unimem import MemoryEntry
+
+    return MemoryEntry(
+        role="user", content=text, id=uuid.uuid4().hex, session_id="s", user_id="u",
+        timestamp=datetime.now(UTC), seq=1,
+    )  # fmt: skip
+
+
+async def _contents(queue: asyncio.Queue[Any], count: int) -> list[str]:
+    got = []
+    for _ in range(count):
+        message = await asyncio.wait_for(queue.get(), 5)
+        assert message is not None
+        got.append(message.item.content)
+    return got
+
+
+async def test_messages_published_while_the_publisher_reconnects_arrive_in_order() -> None:
+    """A publisher whose connection is gone queues messages until it has a new
+    one; those published meanwhile (from other tasks, between its steps) go
+    after them, not ahead."""
+    _require_redis()
+    from unimem.server.relay import RedisLiveBus
+
+    prefix = f"unimem-test:{uuid.uuid4().hex[:8]}:live:"
+    a, b = RedisLiveBus(REDIS, prefix=prefix), RedisLiveBus(REDIS, prefix=prefix)
+    await a.start()
+    await b.start()
+    try:
+        assert b._wire is not None  # a plain Redis: published on the relay's own wire
+        async with a.subscribe("s") as queue:
+            for round_ in range(3):
+                await b._wire.aclose()  # the next publish finds no connection
+
+                async def writer(name: str) -> None:
+                    for i in range(40):
+                        b.publish("s", "entry", _entry(f"{name}{i}"))
+                        await asyncio.sleep(0)
+
+                await asyncio.gather(writer(f"{round_}x"), writer(f"{round_}y"))
+                got = await _contents(queue, 80)
+                for name in (f"{round_}x", f"{round_}y"):
+                    assert [c for c in got if c.startswith(name)] == [
+                        f"{name}{i}" for i in range(40)
+                    ]
+    finally:
+        await a.aclose()
+        await b.aclose()
+
+
+async def test_a_publish_never_fails_when_redis_is_gone_and_recovers_after(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Redis stopping under a publisher: publish still delivers to this worker's
+    listeners and never raises; once Redis is back, messages flow again."""
+    from backends import SERVERS, pick_ports
+    from unimem.server.relay import RedisLiveBus
+
+    [port] = pick_ports(1)
+    SERVERS.start(port)
+    url = f"redis://127.0.0.1:{port}/0"
+    a, b = RedisLiveBus(url), RedisLiveBus(url)
+    try:
+        await a.start()
+        await b.start()
+        async with b.subscribe("s") as local, a.subscribe("s") as remote:
+            b.publish("s", "entry", _entry("before"))
+            assert await _contents(remote, 1) == ["before"]
+            assert await _contents(local, 1) == ["before"]
+            SERVERS.stop(port)
+            for i in range(5):
+                b.publish("s", "entry", _entry(f"down{i}"))  # does not raise
+                await asyncio.sleep(0.05)
+            assert await _contents(local, 5) == [f"down{i}" for i in range(5)]
+            assert "live relay publish failed" in caplog.text
+            SERVERS.start(port)
+            for _ in range(100):  # until both have reconnected (a resubscribes)
+                b.publish("s", "entry", _entry("after"))
+                await _contents(local, 1)
+                try:
+                    message = await asyncio.wait_for(remote.get(), 0.2)
+                except TimeoutError:
+                    continue
+                assert message is not None and message.item.content in ("after", "down4")
+                break
+            else:
+                pytest.fail("messages did not flow again after Redis came back")
+    finally:
+        await a.aclose()
+        await b.aclose()
+        SERVERS.stop(port)
+
+
+async def test_without_a_wire_messages_go_through_redis_py(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Where the relay's wire does not apply (TLS), redis-py publishes from the outbox."""
+    _require_redis()
+    from unimem.server import relay
+
+    monkeypatch.setattr(relay.RedisWire, "for_client", classmethod(lambda cls, client: None))
+    prefix = f"unimem-test:{uuid.uuid4().hex[:8]}:live:"
+    a, b = relay.RedisLiveBus(REDIS, prefix=prefix), relay.RedisLiveBus(REDIS, prefix=prefix)
+    await a.start()
+    await b.start()
+    try:
+        assert b._wire is None
+        async with a.subscribe("s") as queue:
+            for i in range(20):
+                b.publish("s", "entry", _entry(f"m{i}"))
+            assert await _contents(queue, 20) == [f"m{i}" for i in range(20)]
     finally:
         await a.aclose()
         await b.aclose()

@@ -15,6 +15,18 @@ the subscription, so nothing published after ``ready`` is missed. Channels are
 not keys (pub/sub has its own namespace), so they are named here rather than
 in :mod:`unimem.stores.keys`. Pub/sub is at-most-once: a client that
 reconnects reads what it missed from ``/history``.
+
+Publishing is on the write path of every turn, so on a plain Redis (TCP or a
+Unix socket, RESP2) it goes through a :class:`~unimem.stores.redis_wire.RedisWire`
+of the relay's own: ``publish`` writes the ``PUBLISH`` on it at once, with no
+task switch and none of redis-py's per-command machinery, and a callback
+notes the reply. The connection is not the session cache's: a relay backlog
+(an outage can leave thousands of messages unanswered) never queues ahead of
+the cache's calls, and the cache dropping a connection it found stuck never
+fails messages here. Messages of a session reach Redis in the order they
+were published: while the wire is (re)connecting they wait in the outbox,
+and later ones queue behind them until it is drained. Anything else (TLS)
+publishes through redis-py from the outbox, as before.
 """
 
 from __future__ import annotations
@@ -30,9 +42,11 @@ from typing import Any, Literal
 import redis.asyncio as aioredis
 from redis.exceptions import RedisError
 
+from ..encoding import model_json
 from ..errors import UnimemError
 from ..live import LiveBus, LiveMessage
 from ..models import MemoryEntry, MemoryEvent, entry_from_json, event_from_json
+from ..stores.redis_wire import RedisWire, pack_commands
 
 __all__ = ["DEFAULT_CHANNEL_PREFIX", "RedisLiveBus"]
 
@@ -41,6 +55,8 @@ log = logging.getLogger("unimem.server")
 DEFAULT_CHANNEL_PREFIX = "unimem:live:"
 #: Seconds a new listener waits for Redis to confirm its channel subscription.
 JOIN_TIMEOUT = 2.0
+#: Messages queued or awaiting Redis's answer before more are dropped (with a warning).
+OUTBOX_SIZE = 10_000
 
 
 class RedisLiveBus(LiveBus):
@@ -51,10 +67,16 @@ class RedisLiveBus(LiveBus):
         self._url = url
         self._prefix = prefix
         self._origin = uuid.uuid4().hex[:12].encode()
-        self._outbox: asyncio.Queue[tuple[str, bytes]] = asyncio.Queue(10_000)
+        self._outbox: asyncio.Queue[tuple[str, bytes]] = asyncio.Queue(OUTBOX_SIZE)
         self._tasks: list[asyncio.Task[None]] = []
         self._redis: Any = None
         self._pubsub: Any = None
+        #: the publishing connection (``None``: through redis-py), and how many
+        #: messages sent on it Redis has not answered yet
+        self._wire: RedisWire | None = None
+        self._unanswered = 0
+        #: the outbox's task is sending a message (later ones must wait for it)
+        self._sending = False
         #: channels Redis confirmed, and subscriptions sent but not yet confirmed
         self._joined: set[bytes] = set()
         self._joining: dict[bytes, asyncio.Future[None]] = {}
@@ -71,6 +93,9 @@ class RedisLiveBus(LiveBus):
         # readable) while no session has listeners here
         await pubsub.subscribe(self._prefix + "~worker:" + self._origin.decode())
         self._pubsub = pubsub
+        self._wire = RedisWire.for_client(self._redis)
+        if self._wire is not None:
+            await self._wire.call("PING")  # (connected: the first message goes at once)
         self._tasks = [
             asyncio.create_task(self._send(), name="unimem-live-publish"),
             asyncio.create_task(self._receive(pubsub), name="unimem-live-subscribe"),
@@ -90,6 +115,9 @@ class RedisLiveBus(LiveBus):
         self._joining.clear()
         self._joined.clear()
         self._pubsub = None
+        wire, self._wire = self._wire, None
+        if wire is not None:  # (messages it still awaits answers for are not reported)
+            await wire.aclose()
         if self._redis is not None:
             await self._redis.aclose()
             self._redis = None
@@ -97,13 +125,40 @@ class RedisLiveBus(LiveBus):
     def publish(
         self, session_id: str, kind: Literal["entry", "event"], item: MemoryEntry | MemoryEvent
     ) -> None:
-        """Deliver to this worker's listeners now and queue for the other workers."""
+        """Deliver to this worker's listeners now and send to the other workers
+        (never raises: a message Redis cannot take reaches this worker only)."""
         super().publish(session_id, kind, item)
-        body = b"%s %s %s" % (self._origin, kind.encode(), item.model_dump_json().encode())
+        body = b"%s %s %s" % (self._origin, kind.encode(), model_json(item))
+        channel = self._prefix + session_id
+        wire = self._wire
+        # straight onto the wire only when no earlier message waits to be sent
+        if wire is not None and not self._sending and self._outbox.empty():
+            if self._unanswered >= OUTBOX_SIZE:
+                log.warning("live relay outbox full; a message reached this worker only")
+                return
+            try:
+                sent = wire.send_nowait(pack_commands((("PUBLISH", channel, body),)), 1)
+            except RedisError as exc:  # (found closed: the outbox's task reconnects)
+                log.warning("live relay publish failed: %s", type(exc).__name__)
+                sent = None
+            if sent is not None:
+                self._unanswered += 1
+                sent.add_done_callback(self._answered)
+                return
         try:
-            self._outbox.put_nowait((self._prefix + session_id, body))
+            self._outbox.put_nowait((channel, body))
         except asyncio.QueueFull:
             log.warning("live relay outbox full; a message reached this worker only")
+
+    def _answered(self, reply: asyncio.Future[list[Any]]) -> None:
+        self._unanswered -= 1
+        if reply.cancelled():
+            return
+        error = reply.exception()
+        if error is None and isinstance(reply.result()[0], RedisError):
+            error = reply.result()[0]
+        if error is not None and self._wire is not None:
+            log.warning("live relay publish failed: %s", type(error).__name__)
 
     @asynccontextmanager
     async def subscribe(self, session_id: str) -> AsyncIterator[asyncio.Queue[LiveMessage | None]]:
@@ -149,12 +204,27 @@ class RedisLiveBus(LiveBus):
             log.warning("live relay could not unsubscribe: %s", type(exc).__name__)
 
     async def _send(self) -> None:
+        """Publish what waits in the outbox: on redis-py one message at a time;
+        on the wire (what came while it had no connection: this reconnects it)
+        all that waits, in one pipeline."""
         while True:
             channel, body = await self._outbox.get()
+            self._sending = True
             try:
-                await self._redis.publish(channel, body)
+                if self._wire is None:
+                    await self._redis.publish(channel, body)
+                    continue
+                commands = [("PUBLISH", channel, body)]
+                while not self._outbox.empty():
+                    channel, body = self._outbox.get_nowait()
+                    commands.append(("PUBLISH", channel, body))
+                for reply in await self._wire.pipeline(commands):
+                    if isinstance(reply, RedisError):
+                        log.warning("live relay publish failed: %s", type(reply).__name__)
             except (RedisError, OSError) as exc:
                 log.warning("live relay publish failed: %s", type(exc).__name__)
+            finally:
+                self._sending = False
 
     async def _receive(self, pubsub: Any) -> None:
         while True:
