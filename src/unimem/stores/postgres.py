@@ -30,6 +30,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import asyncpg
 
+from ..encoding import model_json
 from ..errors import ConfigurationError, StoreUnavailableError
 from ..models import (
     MemoryEntry,
@@ -340,14 +341,14 @@ class PostgresStore(LaterLayersMixin):
         """
         sql = _WRITE_NEW if expected == 0 else _WRITE_EXISTING
         if entry is not None and entry_json is None:
-            entry_json = entry.model_dump_json()
+            entry_json = model_json(entry).decode()
         row = await conn.fetchrow(
             sql,
             state.session_id,
             state.user_id,
             expected + 1,
             state.last_active_at,
-            state.model_dump_json(),
+            model_json(state).decode(),
             expected,
             entry.seq if entry else None,
             entry.id if entry else None,
@@ -357,7 +358,7 @@ class PostgresStore(LaterLayersMixin):
             [e.id for e in events],
             [e.event_type for e in events],
             [e.timestamp for e in events],
-            [e.model_dump_json() for e in events],
+            [model_json(e).decode() for e in events],
             guard.text if guard is not None else None,
             guard is not None,
             phi_guard is not None,
@@ -411,7 +412,7 @@ class PostgresStore(LaterLayersMixin):
                 state, stored, events = plan_entry(
                     cached.state, entry, trigger=trigger, events_after=events_after
                 )
-                text = stored.model_dump_json()
+                text = model_json(stored).decode()
                 if await self._write_planned(
                     conn, cached, state, stored, events, settings_guard, text, phi_guard
                 ):
@@ -443,7 +444,7 @@ class PostgresStore(LaterLayersMixin):
                 new_state, stored, events = plan_entry(
                     state, entry, trigger=trigger, events_after=events_after
                 )
-                text = stored.model_dump_json()
+                text = model_json(stored).decode()
                 if await self._write(
                     conn, new_state, version, stored, events, guard, text, phi_guard
                 ):

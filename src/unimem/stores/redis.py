@@ -28,6 +28,7 @@ from redis.asyncio.cluster import RedisCluster
 from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
 
+from ..encoding import model_json
 from ..errors import ConfigurationError, StoreUnavailableError
 from ..models import (
     MemoryEntry,
@@ -243,7 +244,7 @@ class RedisSessionCache:
         self,
         state: SessionInfo,
         prev: tuple[int, int],
-        entry_json: str | None,
+        entry_json: str | bytes | None,
         entry_seq: int,
         events: Sequence[MemoryEvent],
     ) -> list[Any]:
@@ -252,19 +253,19 @@ class RedisSessionCache:
             prev[1],
             state.message_count,
             state.event_count,
-            state.model_dump_json(),
+            model_json(state),
             self.hot_window,
             self.session_ttl,
             EVENT_KEEP,
             entry_seq,
-            entry_json or "",
+            entry_json or b"",
             len(events),
         ]
         for event in events:
-            argv += [event.event_type, event.model_dump_json()]
+            argv += [event.event_type, model_json(event)]
         return argv
 
-    def _user_write_args(self, entry: MemoryEntry, entry_json: str) -> list[Any]:
+    def _user_write_args(self, entry: MemoryEntry, entry_json: str | bytes) -> list[Any]:
         ms = _ms(entry)
         return [
             k.recent_member(entry.session_id, entry.id),
@@ -283,18 +284,19 @@ class RedisSessionCache:
         entry: MemoryEntry | None = None,
         events: Sequence[MemoryEvent] = (),
         *,
-        entry_json: str | None = None,
+        entry_json: str | bytes | None = None,
     ) -> None:
         """Apply one committed write (entry and/or events, new ``state``) to the cache.
 
         ``prev`` is the session's (message_count, event_count) before the write;
-        ``entry_json`` the entry's ``model_dump_json()`` when the caller has it.
+        ``entry_json`` the entry's ``model_dump_json()`` (or its UTF-8 bytes)
+        when the caller has it.
         One round trip: on a single Redis one script call updates the session
         and the user's short-term layer; on a cluster (two slots) the session
         script and the user script are pipelined.
         """
         if entry is not None and entry_json is None:
-            entry_json = entry.model_dump_json()
+            entry_json = model_json(entry)
         sk = self.session_keys(state.session_id)
         seq = (entry.seq or 0) if entry is not None else 0
         session_args = self._session_write_args(state, prev, entry_json, seq, events)
@@ -569,16 +571,16 @@ class RedisSessionCache:
             token,
             state.message_count,
             state.event_count,
-            state.model_dump_json(),
+            model_json(state),
             "1" if complete else "0",
             self.session_ttl,
             len(entries),
         ]
         for entry in entries:
-            argv += [entry.seq, entry.model_dump_json()]
+            argv += [entry.seq, model_json(entry)]
         for events in (language_events, mode_events):
             argv.append(len(events))
-            argv += [e.model_dump_json() for e in events]
+            argv += [model_json(e) for e in events]
         pipe = self._pipe()
         pipe.eval(lua.INSTALL, 5, *self.session_keys(state.session_id).all(), *argv)
         [done] = await self._run(pipe)
@@ -591,7 +593,7 @@ class RedisSessionCache:
             argv += [
                 k.recent_member(entry.session_id, entry.id),
                 _ms(entry),
-                entry.model_dump_json(),
+                model_json(entry),
             ]
         uk = self.user_keys(user_id)
         pipe = self._pipe()
