@@ -221,6 +221,12 @@ def test_under_uvloop() -> None:
             assert got == [str(i).encode() for i in range(50)]
             wire.reset()
             assert await wire.call("GET", k) == b"v"  # reconnected
+            # deadlines on uvloop's timers: one met, then a later one missed
+            loop = asyncio.get_running_loop()
+            assert await wire.call("GET", k, deadline=loop.time() + 0.05) == b"v"
+            with pytest.raises(rexc.TimeoutError):
+                await wire.call("BLPOP", key(), 0, deadline=loop.time() + 0.1)
+            assert await wire.call("GET", k, deadline=loop.time() + 5) == b"v"
             await wire.call("DEL", k)
         finally:
             await wire.aclose()

@@ -238,3 +238,33 @@ async def test_without_a_wire_messages_go_through_redis_py(
     finally:
         await a.aclose()
         await b.aclose()
+
+
+def test_under_uvloop() -> None:
+    """`unimem serve` runs on uvloop: messages written straight onto the wire,
+    and queued while it reconnects, arrive in order."""
+    _require_redis()
+    uvloop = pytest.importorskip("uvloop")
+    from unimem.server.relay import RedisLiveBus
+
+    async def scenario() -> None:
+        prefix = f"unimem-test:{uuid.uuid4().hex[:8]}:live:"
+        a, b = RedisLiveBus(REDIS, prefix=prefix), RedisLiveBus(REDIS, prefix=prefix)
+        await a.start()
+        await b.start()
+        try:
+            assert b._wire is not None
+            async with a.subscribe("s") as queue:
+                for i in range(10):
+                    b.publish("s", "entry", _entry(f"m{i}"))
+                assert await _contents(queue, 10) == [f"m{i}" for i in range(10)]
+                await b._wire.aclose()
+                for i in range(10, 20):
+                    b.publish("s", "entry", _entry(f"m{i}"))
+                    await asyncio.sleep(0)
+                assert await _contents(queue, 10) == [f"m{i}" for i in range(10, 20)]
+        finally:
+            await a.aclose()
+            await b.aclose()
+
+    uvloop.run(scenario())
