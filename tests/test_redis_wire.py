@@ -19,7 +19,7 @@ from unimem.stores.redis import (
     SessionCacheUnavailableError,
     redis_client_from_url,
 )
-from unimem.stores.redis_wire import RedisWire, pack_commands
+from unimem.stores.redis_wire import Arg, RedisWire, _pack_slowly, pack_commands
 
 pytestmark = [pytest.mark.redis]
 
@@ -51,6 +51,27 @@ def test_pack_commands_is_resp() -> None:
     )
     with pytest.raises(rexc.DataError, match="NoneType"):
         pack_commands([("SET", "k", None)])  # type: ignore[list-item]
+
+
+def test_pack_commands_packs_what_hiredis_refuses_as_before() -> None:
+    """hiredis packs the usual arguments; the Python packer writes the same
+    bytes for them, and alone packs a bool or an IntEnum (as redis-py does)."""
+    import enum
+
+    class Level(enum.IntEnum):
+        HIGH = 7
+
+    values: list[Arg] = [
+        "", "é 日本語", "a\r\n$3\r\n", b"", b"\x00\r\n\xff", 0, -1, 2**63, -(2**70),
+        1.5, 0.1, -0.0, 1e-7, 1e100, float("inf"), float("nan"), 123456789.123,
+    ]  # fmt: skip
+    commands = [("SET", value, "x") for value in values] + [tuple(values)]
+    assert pack_commands(commands) == _pack_slowly(commands)
+    for command in commands:
+        assert pack_commands([command]) == _pack_slowly([command])
+    assert pack_commands([("SET", "k", True), ("SET", "k", Level.HIGH)]) == (
+        b"*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$1\r\n1\r\n*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$1\r\n7\r\n"
+    )
 
 
 async def test_round_trip_and_binary_safe(wire: RedisWire, client: aioredis.Redis) -> None:
