@@ -174,6 +174,28 @@ async def test_messages_published_while_the_publisher_reconnects_arrive_in_order
         await b.aclose()
 
 
+async def test_a_connection_closing_under_the_publisher_loses_nothing() -> None:
+    """A connection found closing (its loss not yet reported) is not written to:
+    the messages wait for a new one instead of vanishing into the old."""
+    _require_redis()
+    from unimem.server.relay import RedisLiveBus
+
+    prefix = f"unimem-test:{uuid.uuid4().hex[:8]}:live:"
+    a, b = RedisLiveBus(REDIS, prefix=prefix), RedisLiveBus(REDIS, prefix=prefix)
+    await a.start()
+    await b.start()
+    try:
+        assert b._wire is not None and b._wire._proto is not None
+        async with a.subscribe("s") as queue:
+            b._wire._proto.transport.close()
+            for i in range(5):
+                b.publish("s", "entry", _entry(f"m{i}"))
+            assert await _contents(queue, 5) == [f"m{i}" for i in range(5)]
+    finally:
+        await a.aclose()
+        await b.aclose()
+
+
 async def test_a_publish_never_fails_when_redis_is_gone_and_recovers_after(
     caplog: pytest.LogCaptureFixture,
 ) -> None:

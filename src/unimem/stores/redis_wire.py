@@ -362,7 +362,12 @@ class RedisWire:
             rexc.ConnectionError: the connection turned out closed (nothing sent).
         """
         proto = self._proto
-        if proto is None or proto.closed or self._loop is not asyncio.get_running_loop():
+        if (
+            proto is None
+            or proto.closed
+            or proto.transport.is_closing()
+            or self._loop is not asyncio.get_running_loop()
+        ):
             return None
         return proto.send(payload, count)
 
@@ -371,7 +376,13 @@ class RedisWire:
     async def _connected(self, deadline: float | None = None) -> _Protocol:
         loop = asyncio.get_running_loop()
         proto = self._proto
-        if proto is not None and not proto.closed and self._loop is loop:
+        # (a transport closing, its loss not yet reported, is as good as lost)
+        if (
+            proto is not None
+            and not proto.closed
+            and self._loop is loop
+            and not proto.transport.is_closing()
+        ):
             return proto
         task = self._connecting
         if task is None or self._loop is not loop:
