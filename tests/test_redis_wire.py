@@ -53,6 +53,16 @@ def test_pack_commands_is_resp() -> None:
         pack_commands([("SET", "k", None)])  # type: ignore[list-item]
 
 
+def test_pack_commands_without_hiredis_packing(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An older hiredis (no pack_command): the Python packer writes the same bytes."""
+    from unimem.stores import redis_wire
+
+    commands = [("SET", "k", "é"), ("INCRBY", b"k2", 7), ("X", 1.5)]
+    packed = pack_commands(commands)
+    monkeypatch.setattr(redis_wire, "_pack_command", None)
+    assert pack_commands(commands) == packed
+
+
 def test_pack_commands_packs_what_hiredis_refuses_as_before() -> None:
     """hiredis packs the usual arguments; the Python packer writes the same
     bytes for them, and alone packs a bool or an IntEnum (as redis-py does)."""

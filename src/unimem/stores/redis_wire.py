@@ -83,15 +83,21 @@ def pack_commands(commands: Sequence[Sequence[Arg]]) -> bytes:
     hiredis packs them in C (a script call's ~30 arguments in about half the
     time); what it refuses (``bool``, ``IntEnum``, anything not ``str``,
     ``int``, ``float`` or ``bytes``) is packed here, as redis-py would."""
+    pack = _pack_command
+    if pack is None:
+        return _pack_slowly(commands)
     try:
         if len(commands) == 1:
-            return _pack_command(tuple(commands[0]))
-        return b"".join([_pack_command(tuple(command)) for command in commands])
+            return pack(tuple(commands[0]))
+        return b"".join([pack(tuple(command)) for command in commands])
     except TypeError:
         return _pack_slowly(commands)
 
 
-_pack_command = cast(Callable[[tuple[Arg, ...]], bytes], hiredis.pack_command)
+#: (hiredis 2.1 and later; redis[hiredis] 5.0 accepts older ones)
+_pack_command = cast(
+    Callable[[tuple[Arg, ...]], bytes] | None, getattr(hiredis, "pack_command", None)
+)
 
 
 def _pack_slowly(commands: Sequence[Sequence[Arg]]) -> bytes:
