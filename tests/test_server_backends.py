@@ -10,8 +10,10 @@ from pathlib import Path
 import httpx
 from websockets.asyncio.client import connect
 
-from server_support import auth, create_app, running_server, settings, token
+from server_support import asgi_client, auth, create_app, running_server, settings, token
 from unimem import UnifiedMemoryService
+from unimem.privacy.crypto import Keyring, generate_key
+from unimem.stores.layered import LayeredStore
 
 
 async def test_api_and_live_socket_on_every_backend(
@@ -39,7 +41,15 @@ async def test_api_and_live_socket_on_every_backend(
             assert second.json()["seq"] == 2
             pushed = [json.loads(await asyncio.wait_for(ws.recv(), 5)) for _ in range(3)]
             assert [p["type"] for p in pushed] == ["entry", "entry", "event"]
-            ctx = (await http.get("/v1/sessions/s1/context")).json()
+            got = await http.get("/v1/sessions/s1/context")
+            expected = await service.get_context("s1", user_id="alice")
+            assert got.content == expected.model_dump_json().encode()
+            # a layered store hands the cached entries over as stored JSON,
+            # through the server's timing wrapper; the others decode them
+            snap = await service.store.load_context_json("s1", max_messages=10, event_limit=5)
+            layered = isinstance(getattr(service.store, "_inner", None), LayeredStore)
+            assert (getattr(snap, "entries_json", None) is not None) is layered
+            ctx = got.json()
             assert [m["content"] for m in ctx["messages"]] == ["hello", "typed now"]
             assert (
                 ctx["current_mode"] == "text"
@@ -49,3 +59,26 @@ async def test_api_and_live_socket_on_every_backend(
             assert other.status_code == 404
             ready = await http.get("/readyz")
             assert ready.status_code == 200
+
+
+async def test_context_of_content_encrypted_at_rest_is_opened(
+    service: UnifiedMemoryService, tmp_path: Path
+) -> None:
+    # Redis then holds sealed content: the context must never be served from
+    # the stored JSON, on any backend.
+    service.use_encryption(Keyring.parse(generate_key("k1")))
+    app = create_app(settings(tmp_path), service=service)
+    async with asgi_client(app, headers=auth("alice")) as http:
+        for text in ("chest pain since Tuesday", "it gets worse at night"):
+            sent = await http.post(
+                "/v1/sessions/s1/entries", json={"role": "user", "content": text, "language": "en"}
+            )
+            assert sent.status_code == 201
+        for _ in range(2):  # cold, then cached
+            got = await http.get("/v1/sessions/s1/context")
+            assert [m["content"] for m in got.json()["messages"]] == [
+                "chest pain since Tuesday",
+                "it gets worse at night",
+            ]
+            expected = await service.get_context("s1", user_id="alice")
+            assert got.content == expected.model_dump_json().encode()

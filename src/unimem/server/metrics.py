@@ -28,6 +28,8 @@ from prometheus_client.metrics_core import HistogramMetricFamily, Metric
 from prometheus_client.samples import Sample
 from prometheus_client.utils import floatToGoString as _float_to_go
 
+from ..stores.base import ContextSnapshot, stored_json_reader
+
 __all__ = ["HistogramSeries", "LatencyHistogram", "Metrics", "TimedStore"]
 
 _BUCKETS = (0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
@@ -207,6 +209,23 @@ class TimedStore:
     def __init__(self, store: Any, metrics: Metrics) -> None:
         self._inner = store
         self._metrics = metrics
+        read = stored_json_reader(store)
+        #: the wrapped store's ``load_context_json``, else its ``load_context``,
+        #: timed as ``load_context``
+        self._load_context_json = _timed(
+            read if read is not None else store.load_context, "load_context", metrics.store
+        )
+
+    async def load_context_json(
+        self, session_id: str, *, max_messages: int, event_limit: int
+    ) -> ContextSnapshot:
+        """The wrapped store's ``load_context_json`` where its class has one (see
+        :func:`unimem.stores.base.stored_json_reader`), else its ``load_context``:
+        timing changes no entry, so this wrapper may hand stored JSON on."""
+        snap: ContextSnapshot = await self._load_context_json(
+            session_id, max_messages=max_messages, event_limit=event_limit
+        )
+        return snap
 
     def __getattr__(self, name: str) -> Any:
         # Only reached for names not yet in this instance's __dict__: a timed
