@@ -209,12 +209,9 @@ class TimedStore:
     def __init__(self, store: Any, metrics: Metrics) -> None:
         self._inner = store
         self._metrics = metrics
-        read = stored_json_reader(store)
         #: the wrapped store's ``load_context_json``, else its ``load_context``,
-        #: timed as ``load_context``
-        self._load_context_json = _timed(
-            read if read is not None else store.load_context, "load_context", metrics.store
-        )
+        #: timed as ``load_context`` (made on first use)
+        self._load_context_json: Callable[..., Awaitable[Any]] | None = None
 
     async def load_context_json(
         self, session_id: str, *, max_messages: int, event_limit: int
@@ -222,7 +219,11 @@ class TimedStore:
         """The wrapped store's ``load_context_json`` where its class has one (see
         :func:`unimem.stores.base.stored_json_reader`), else its ``load_context``:
         timing changes no entry, so this wrapper may hand stored JSON on."""
-        snap: ContextSnapshot = await self._load_context_json(
+        timed = self._load_context_json
+        if timed is None:
+            read = stored_json_reader(self._inner) or self._inner.load_context
+            timed = self._load_context_json = _timed(read, "load_context", self._metrics.store)
+        snap: ContextSnapshot = await timed(
             session_id, max_messages=max_messages, event_limit=event_limit
         )
         return snap
