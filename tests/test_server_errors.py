@@ -201,6 +201,49 @@ async def test_escaped_lone_surrogates_in_json_fields_are_422(
     assert (await client.get("/v1/sessions/s/events")).json() == []
 
 
+@pytest.mark.parametrize(
+    ("path", "raw", "field"),
+    [
+        (
+            ENTRIES,
+            b'{"role":"user","content":"x","metadata":{"n":18446744073709551616}}',
+            "metadata",
+        ),
+        (
+            ENTRIES,
+            b'{"role":"user","content":"x","metadata":{"n":[-9223372036854775809]}}',
+            "metadata",
+        ),
+        (
+            ENTRIES,
+            b'{"role":"user","content":"x","sources":[{"id":123456789012345678901}]}',
+            "sources",
+        ),
+        ("/v1/sessions/s/events", b'{"event_type":"ok","data":{"n":99999999999999999999}}', "data"),
+    ],
+)
+async def test_integers_beyond_64_bits_in_json_fields_are_422(
+    client: httpx.AsyncClient, path: str, raw: bytes, field: str
+) -> None:
+    """Stores read JSON back with 64-bit integers: a wider one would come back
+    rounded (as a float), so it is refused with the field named."""
+    await client.post(ENTRIES, json={"role": "user", "content": "first"})
+    r = await client.post(path, content=raw, headers={"Content-Type": "application/json"})
+    assert r.status_code == 422, r.text
+    assert r.json()["field"] == field and "64 bits" in r.json()["message"]
+    history = (await client.get("/v1/sessions/s/history")).json()
+    assert [e["content"] for e in history] == ["first"]
+    assert (await client.get("/v1/sessions/s/events")).json() == []
+
+
+async def test_the_widest_64_bit_integers_are_kept_exactly(client: httpx.AsyncClient) -> None:
+    edges = {"max": 2**64 - 1, "min": -(2**63), "digits": "123456789012345678901"}
+    r = await client.post(ENTRIES, json={"role": "user", "content": "x", "metadata": edges})
+    assert r.status_code == 201, r.text
+    [stored] = (await client.get("/v1/sessions/s/history")).json()
+    assert stored["metadata"] == edges
+
+
 async def test_invalid_delete_scope_is_422(client: httpx.AsyncClient) -> None:
     await client.post(ENTRIES, json={"role": "user", "content": "x"})
     r = await client.delete("/v1/me/memory", params={"scope": "week"})

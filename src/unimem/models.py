@@ -151,7 +151,28 @@ def _check_json(value: Any, field: str, info: ValidationInfo) -> Any:
         ) from None
     except (TypeError, ValueError) as exc:
         raise ValueError(f"{field} must be JSON-serializable: {exc}") from None
+    if _LONG_DIGITS.search(text) is not None and _has_wide_int(value):
+        raise ValueError(
+            f"{field} holds an integer beyond 64 bits, which would read back rounded; "
+            f"keep integers within {_INT_MIN}..{_INT_MAX} or send the number as a string"
+        )
     return value
+
+
+#: The integers every store reads back exactly (orjson's range: int64 and uint64).
+_INT_MIN, _INT_MAX = -(2**63), 2**64 - 1
+_LONG_DIGITS = re.compile(r"[0-9]{19}")
+
+
+def _has_wide_int(value: Any) -> bool:
+    """Whether ``value`` (JSON types) holds an integer outside ``_INT_MIN..._INT_MAX``."""
+    if type(value) is int:
+        return not _INT_MIN <= value <= _INT_MAX
+    if isinstance(value, dict):
+        return any(_has_wide_int(item) for item in value.values())
+    if isinstance(value, list | tuple):
+        return any(_has_wide_int(item) for item in value)
+    return False
 
 
 def _check_language(value: str | None) -> str | None:
@@ -484,8 +505,11 @@ def _time(value: str | None) -> datetime | None:
 
 
 def _stamp(value: Any) -> bool:
-    """Whether ``value`` is a time as pydantic writes a UTC ``datetime``."""
-    return type(value) is str and len(value) in (20, 27) and value[-1] == "Z" and "T" in value
+    """Whether ``value`` is a time as pydantic writes a UTC ``datetime``
+    (microseconds only when not zero)."""
+    if type(value) is not str or value[-1:] != "Z" or "T" not in value:
+        return False
+    return len(value) == 20 or (len(value) == 27 and value[20:26] != "000000")
 
 
 def _entry_from_dict(data: dict[str, Any]) -> MemoryEntry:
@@ -536,6 +560,11 @@ class StoredEntries:
         pydantic writes it or none, a float or no latency): then decoding and
         writing again gives back ``raw`` itself, as it does for any JSON unimem
         wrote."""
+        # the bytes themselves as orjson writes what was read (what re-encoding
+        # the decoded entries writes, apart from the checks below): no spacing,
+        # escapes or number forms of another writer, no number read back rounded
+        if orjson.dumps(self.items) != self.raw:
+            return False
         for item in self.items:
             if (
                 type(item) is not dict

@@ -31,7 +31,11 @@ def varied(i: int) -> MemoryEntry:
         latency_ms=[None, 12.5, 0.1 + 0.2, 1e-7, 123456789.0][i % 5],
         retrieved_passages=[f"passage {i % 4}", "shared passage"] if i % 2 else [],
         sources=[{"id": f"doc-{i % 3}", "score": 0.5 + i / 100, "tags": ["a", None, True]}],
-        metadata={"turn": i, "nested": {"x": [1, 2.0, "three"], "ü": "ß"}, "big": 2**62},
+        metadata={
+            "turn": i,
+            "nested": {"x": [1, 2.0, "three"], "ü": "ß"},
+            "widest": [2**64 - 1, -(2**63)],
+        },
         degradations=["stt_low_confidence"] if i % 4 == 0 else [],
     )
 
@@ -115,6 +119,7 @@ async def test_layered_store_hands_over_stored_json(service: UnifiedMemoryServic
         ("mode", "telepathy"),
         ("latency_ms", 5),
         ("timestamp", "2026-11-30T10:00:00+00:00"),
+        ("timestamp", "2026-11-30T10:00:00.000000Z"),
         ("timestamp", ""),
     ],
 )
@@ -140,3 +145,38 @@ async def test_context_is_what_validation_builds(service: UnifiedMemoryService):
     assert validated == context
     assert validated.model_fields_set == context.model_fields_set
     assert validated.model_dump_json() == context.model_dump_json()
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        b'[{"id": "a"}]',  # spacing
+        b'[{"n":1E2}]',  # another number form
+        b'[{"t":"caf\\u00e9"}]',  # an escape orjson does not write
+        b'[{"n":18446744073709551616}]',  # read back rounded
+        b'[{"k":1,"k":2}]',  # a repeated key
+    ],
+)
+def test_stored_json_another_writer_wrote_is_not_passed_on(raw: bytes):
+    assert not StoredEntries(raw).plain()
+
+
+def test_a_subclass_overriding_load_context_is_not_bypassed():
+    from unimem.stores.layered import LayeredStore
+
+    class Redacting(LayeredStore):
+        async def load_context(self, session_id, *, max_messages, event_limit):  # type: ignore[no-untyped-def]
+            return await super().load_context(
+                session_id, max_messages=max_messages, event_limit=event_limit
+            )
+
+    class Both(Redacting):
+        async def load_context_json(self, session_id, *, max_messages, event_limit):  # type: ignore[no-untyped-def]
+            return await self.load_context(
+                session_id, max_messages=max_messages, event_limit=event_limit
+            )
+
+    plain = LayeredStore.__new__(LayeredStore)
+    assert stored_json_reader(plain) is not None
+    assert stored_json_reader(Redacting.__new__(Redacting)) is None
+    assert stored_json_reader(Both.__new__(Both)) is not None
