@@ -62,6 +62,15 @@ async def test_a_head_without_a_body_goes_out_on_the_next_loop_turn():
     assert fake.writes == [HEAD, b"chunk"]
 
 
+async def test_a_large_body_is_sent_after_the_head_not_copied_to_it():
+    fake = FakeTransport()
+    wrapped = _OneWriteTransport(fake, asyncio.get_running_loop())  # type: ignore[arg-type]
+    body = b"x" * (64 * 1024 + 1)
+    wrapped.write(HEAD)
+    wrapped.write(body)
+    assert fake.writes == [HEAD, body]
+
+
 async def test_interim_responses_and_other_bytes_pass_straight_through():
     fake = FakeTransport()
     wrapped = _OneWriteTransport(fake, asyncio.get_running_loop())  # type: ignore[arg-type]
@@ -219,3 +228,16 @@ async def test_websocket_upgrade_still_works(port: int):
     async with websockets.connect(f"ws://127.0.0.1:{port}/ws") as ws:
         await ws.send("hi")
         assert await asyncio.wait_for(ws.recv(), 5) == "echo:hi"
+
+
+async def test_head_answered_when_the_client_half_closes(port: int):
+    # the head of a HEAD response is not held past the response's end, nor
+    # dropped when the client's EOF closes the connection
+    for _ in range(5):
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        writer.write(b"HEAD /plain HTTP/1.1\r\nHost: x\r\n\r\n")
+        await writer.drain()
+        writer.write_eof()
+        got = await asyncio.wait_for(reader.read(), 5)
+        assert got.startswith(b"HTTP/1.1 200 OK\r\n") and got.endswith(b"\r\n\r\n")
+        writer.close()

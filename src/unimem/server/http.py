@@ -8,10 +8,12 @@ send costs the server about 15 µs of CPU and the client a round of its event
 loop; it was a third of the whole cost of a bare uvicorn app answering
 ``{}``. :class:`OneWriteHttpProtocol` holds a response head for as long as the
 task writing it runs on (its body normally follows within the same step) and
-sends both together; a head whose body does not follow at once (a streamed or
-``HEAD`` response) goes out on the next turn of the event loop, so nothing is
-delayed by more than that. Interim responses (``100 Continue``) and
-everything else pass straight through.
+sends both together (a body over 64 KiB is sent right after it instead of
+being copied to join it). A head whose body does not follow at once (a
+streamed response) goes out on the next turn of the event loop, so nothing is
+delayed by more than that; the head of a response complete without a body
+(``HEAD``) goes at once, as does any head held when the client half-closes.
+Interim responses (``100 Continue``) and everything else pass straight through.
 
 ``unimem serve`` runs uvicorn with this protocol (``http=...``).
 """
@@ -26,6 +28,8 @@ from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 __all__ = ["OneWriteHttpProtocol"]
 
 _HEAD_END = b"\r\n\r\n"
+#: A body longer than this is sent after the head rather than copied to join it.
+_JOIN_LIMIT = 64 * 1024
 
 
 class _OneWriteTransport:
@@ -47,7 +51,11 @@ class _OneWriteTransport:
             if self._handle is not None:
                 self._handle.cancel()
                 self._handle = None
-            self._transport.write(held + bytes(data))
+            if len(data) > _JOIN_LIMIT:  # not worth copying a large body to join it
+                self._transport.write(held)
+                self._transport.write(data)
+            else:
+                self._transport.write(held + bytes(data))
             return
         if (
             type(data) is bytes
@@ -84,6 +92,24 @@ class OneWriteHttpProtocol(HttpToolsProtocol):
     """uvicorn's httptools protocol on a transport that sends a response's head
     and body in one write (see the module's docstring)."""
 
+    _one_write: _OneWriteTransport | None = None
+
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        wrapped: Any = _OneWriteTransport(transport, self.loop)  # type: ignore[arg-type]
-        super().connection_made(wrapped)
+        wrapped = _OneWriteTransport(transport, self.loop)  # type: ignore[arg-type]
+        self._one_write = wrapped
+        super().connection_made(wrapped)  # type: ignore[arg-type]
+
+    def _flush(self) -> None:
+        if self._one_write is not None:
+            self._one_write.flush()
+
+    def on_response_complete(self) -> None:
+        # A response without a body write (HEAD) is complete: its head goes now.
+        self._flush()
+        super().on_response_complete()
+
+    def eof_received(self) -> None:
+        # The client half-closed: the transport closes once this returns, so a
+        # held head goes first.
+        self._flush()
+        super().eof_received()
