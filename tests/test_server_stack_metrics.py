@@ -158,6 +158,12 @@ def test_labels_need_one_value_per_label_name() -> None:
     with pytest.raises(ValueError, match="takes 2 label values"):
         histogram.labels("only-one")
     assert histogram.labels("p", 2) is histogram.labels("p", "2")
+    # by name, as prometheus_client takes them
+    assert histogram.labels(b="2", a="p") is histogram.labels("p", "2")
+    with pytest.raises(ValueError, match="takes the labels a, b"):
+        histogram.labels(a="p")
+    with pytest.raises(ValueError, match="takes the labels a, b"):
+        histogram.labels("p", b="2")
     with pytest.raises(ValueError, match="increasing"):
         LatencyHistogram("y_seconds", "y", (), (0.5, 0.1))
 

@@ -94,12 +94,17 @@ class LatencyHistogram:
         if registry is not None:
             registry.register(self)
 
-    def labels(self, *values: object) -> HistogramSeries:
-        """The series of these label values (in ``labelnames`` order).
+    def labels(self, *values: object, **by_name: object) -> HistogramSeries:
+        """The series of these label values, in ``labelnames`` order or by name
+        (as prometheus_client's ``labels`` takes them).
 
         Raises:
             ValueError: not one value per label name.
         """
+        if by_name:
+            if values or set(by_name) != set(self.labelnames):
+                raise ValueError(f"{self.name} takes the labels {', '.join(self.labelnames)}")
+            values = tuple(by_name[name] for name in self.labelnames)
         key = tuple(str(v) for v in values)
         series = self._series.get(key)
         if series is None:

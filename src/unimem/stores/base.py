@@ -150,13 +150,28 @@ def stored_json_reader(store: object) -> Callable[..., Awaitable[ContextSnapshot
     ``__getattr__``: a wrapper that opens sealed content, say, forwards other
     calls that way but must not forward this one. A wrapper that changes no
     entry defines it, forwarding to ``stored_json_reader(inner)`` or, where
-    that is ``None``, to ``load_context``.
+    that is ``None``, to ``load_context``. Nor is it taken from a class whose
+    ``load_context`` is overridden below the class that defines it.
     """
-    method = getattr(type(store), "load_context_json", None)
+    cls = type(store)
+    method = getattr(cls, "load_context_json", None)
     if method is None:
+        return None
+    # a subclass that overrides load_context (to change entries, say) without
+    # overriding this too would be bypassed by it: not trusted then
+    json_owner = _defined_in(cls, "load_context_json")
+    context_owner = _defined_in(cls, "load_context")
+    if json_owner is None or (
+        context_owner is not None and not issubclass(json_owner, context_owner)
+    ):
         return None
     bound: Callable[..., Awaitable[ContextSnapshot]] = method.__get__(store)
     return bound
+
+
+def _defined_in(cls: type, name: str) -> type | None:
+    """The class of ``cls``'s MRO that defines ``name`` (``None``: none does)."""
+    return next((k for k in cls.__mro__ if name in k.__dict__), None)
 
 
 @runtime_checkable
