@@ -14,6 +14,7 @@ import pytest
 
 from backends import PG_URL, ScratchPostgresStore, pg_store
 from unimem import StoreUnavailableError
+from unimem.stores.postgres import _Lease
 
 pytestmark = pytest.mark.postgres
 
@@ -159,3 +160,41 @@ async def test_the_session_turn_is_kept_only_while_held_or_awaited(
     await patient
     assert order == ["patient"]
     assert store._locks == {}
+
+
+async def test_a_cancelled_block_stays_cancelled_when_the_release_fails() -> None:
+    # asyncpg's release re-raises a failed reset after closing the connection;
+    # the caller was cancelled, and must see that, not StoreUnavailableError
+    class ReleaseFails:
+        released: list[object] = []
+
+        async def acquire(self) -> object:
+            return "connection"
+
+        async def release(self, connection: object) -> None:
+            self.released.append(connection)
+            raise ConnectionResetError("reset failed")
+
+    pool = ReleaseFails()
+    entered = asyncio.Event()
+
+    async def block() -> None:
+        async with _Lease(pool):  # type: ignore[arg-type]
+            entered.set()
+            await asyncio.sleep(30)
+
+    task = asyncio.ensure_future(block())
+    await entered.wait()
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert task.cancelled() and pool.released == ["connection"]
+
+    async def failing_block() -> (
+        None
+    ):  # an error of the block's own: release's error wins, as before
+        async with _Lease(pool):  # type: ignore[arg-type]
+            raise ValueError("in the block")
+
+    with pytest.raises(StoreUnavailableError):
+        await failing_block()

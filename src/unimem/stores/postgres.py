@@ -178,6 +178,11 @@ class _Lease:
         try:
             await self._pool.release(connection)
         except _UNAVAILABLE as error:
+            if exc is not None and not isinstance(exc, Exception):
+                # the block was cancelled (or its task is exiting): that goes on,
+                # not a StoreUnavailableError (asyncpg has closed the connection)
+                log.warning("connection release failed: %s", type(error).__name__)
+                return
             raise _translate(error) from error
         if isinstance(exc, _UNAVAILABLE):
             raise _translate(exc) from exc
