@@ -470,3 +470,37 @@ async def test_a_redis_slower_than_the_command_timeout_degrades_and_is_reconnect
             await asyncio.sleep(0.3)  # (the fake server's late reply, to nobody)
         finally:
             await cache.aclose()
+
+
+async def test_send_nowait_replies_are_bounded_by_a_deadline(wire: RedisWire) -> None:
+    """send_nowait's deadline is watched by the connection's timer: a reply in
+    time resolves the future; a late one fails it and drops the connection."""
+    loop = asyncio.get_running_loop()
+    assert await wire.call("PING") == b"PONG"  # (connected: send_nowait needs one)
+    sent = wire.send_nowait(pack_commands([("PING",)]), 1, deadline=loop.time() + 5)
+    assert sent is not None and await sent == [b"PONG"]
+    stuck = wire._proto
+    late = wire.send_nowait(pack_commands([("BLPOP", key(), 0)]), 1, deadline=loop.time() + 0.1)
+    assert late is not None
+    with pytest.raises(rexc.TimeoutError):
+        await late
+    assert stuck is not None and stuck.closed
+    assert await wire.call("PING") == b"PONG"  # on a new connection
+
+
+async def test_a_deadline_already_past_is_refused_without_sending(wire: RedisWire) -> None:
+    """A call whose deadline has passed before it is sent raises TimeoutError and
+    leaves the connection, and the calls already waiting on it, alone."""
+    loop = asyncio.get_running_loop()
+    assert await wire.call("PING") == b"PONG"
+    proto = wire._proto
+    k = key()
+    waiting = asyncio.ensure_future(wire.call("BLPOP", k, 0.2))  # answered in 0.2 s
+    await asyncio.sleep(0.01)
+    with pytest.raises(rexc.TimeoutError):
+        await wire.call("RPUSH", k, "x", deadline=loop.time() - 1)
+    with pytest.raises(rexc.TimeoutError):
+        wire.send_nowait(pack_commands([("RPUSH", k, "x")]), 1, deadline=loop.time())
+    assert await waiting is None  # not failed, and nothing was pushed
+    assert wire._proto is proto and proto is not None and not proto.closed
+    assert await wire.call("EXISTS", k) == 0

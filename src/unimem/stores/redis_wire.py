@@ -202,15 +202,21 @@ class _Protocol(asyncio.Protocol):
         Raises:
             rexc.ConnectionError: the connection can no longer be written to
                 (it is closed, and nothing was sent).
+            rexc.TimeoutError: ``deadline`` has already passed (nothing was
+                sent: armed for it, the timer would fire at once and drop a
+                healthy connection with every call waiting on it).
         """
         if self.closed:
             raise rexc.ConnectionError("Connection closed by server.")
+        loop = asyncio.get_running_loop()
+        if deadline is not None and deadline <= loop.time():
+            raise rexc.TimeoutError("Redis call past its deadline before it was sent")
         try:
             self.transport.write(payload)
         except (RuntimeError, OSError) as exc:  # (uvloop refuses a closed handle)
             self.abort(rexc.ConnectionError(f"Error writing to Redis: {exc}"))
             raise rexc.ConnectionError(f"Error writing to Redis: {exc}") from exc
-        future: asyncio.Future[list[Any]] = asyncio.get_running_loop().create_future()
+        future: asyncio.Future[list[Any]] = loop.create_future()
         self.waiting.append(_Batch(future, replies, deadline))
         if deadline is not None and (self.timer is None or deadline < self.timer_at):
             self._arm(deadline)
@@ -357,15 +363,23 @@ class RedisWire:
             raise result
         return [as_error(r) if isinstance(r, rexc.ResponseError) else r for r in result]
 
-    def send_nowait(self, payload: bytes, count: int) -> asyncio.Future[list[Any]] | None:
+    def send_nowait(
+        self, payload: bytes, count: int, *, deadline: float | None = None
+    ) -> asyncio.Future[list[Any]] | None:
         """Write ``count`` packed commands now, without waiting; the future of
         their replies (raw: error replies as ``ResponseError`` values), or
         ``None`` when there is no open connection to write them to (then
         nothing was sent: a caller that cares about order waits for one with
         :meth:`call` before sending more this way).
 
+        ``deadline`` (event-loop time; ``None``: none) is watched as
+        :meth:`call`'s is: replies not all in by then fail the future with
+        redis-py's ``TimeoutError`` and drop the connection (it may be stuck),
+        failing every call waiting on it.
+
         Raises:
             rexc.ConnectionError: the connection turned out closed (nothing sent).
+            rexc.TimeoutError: ``deadline`` has already passed (nothing sent).
         """
         proto = self._proto
         if (
@@ -375,7 +389,7 @@ class RedisWire:
             or self._loop is not asyncio.get_running_loop()
         ):
             return None
-        return proto.send(payload, count)
+        return proto.send(payload, count, deadline)
 
     # ------------------------------------------------------------------ connection
 
