@@ -70,6 +70,10 @@ _UNAVAILABLE: tuple[type[BaseException], ...] = (
     asyncpg.InterfaceError,
     asyncpg.exceptions.OperatorInterventionError,
     asyncpg.exceptions.InsufficientResourcesError,
+    # a server's termination notice read while the connection sat idle can
+    # leave asyncpg's protocol state confused: the next statement then fails
+    # with this (a connection of the store is never used by two at once)
+    asyncpg.InternalClientError,
 )
 
 _STATE = """
