@@ -4,7 +4,9 @@ behave like two `unimem serve` workers."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
+import re
 import socket
 import uuid
 from pathlib import Path
@@ -290,3 +292,222 @@ def test_under_uvloop() -> None:
             await b.aclose()
 
     uvloop.run(scenario())
+
+
+def _lost_warnings(caplog: pytest.LogCaptureFixture) -> list[str]:
+    return [r.getMessage() for r in caplog.records if "live relay publish failed" in r.getMessage()]
+
+
+async def _until(condition: Any, what: str, seconds: float = 10.0) -> None:
+    for _ in range(int(seconds / 0.02)):
+        if condition():
+            return
+        await asyncio.sleep(0.02)
+    pytest.fail(f"never happened: {what}")
+
+
+async def test_a_stuck_redis_is_dropped_and_publishing_resumes_when_it_answers(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Redis stopped (SIGSTOP: connections stay open, nothing answers): messages
+    sent straight and from the outbox give up at their deadline instead of
+    holding the connection until the kernel does; once Redis answers again,
+    messages flow."""
+    import os
+    import signal
+
+    from backends import SERVERS, pick_ports
+    from unimem.server import relay
+
+    monkeypatch.setattr(relay, "RELAY_TIMEOUT", 0.3)
+    monkeypatch.setattr(relay, "RETRY_AFTER", 0.1)
+    [port] = pick_ports(1)
+    pid = SERVERS.start(port).pid
+    url = f"redis://127.0.0.1:{port}/0"
+    a, b = relay.RedisLiveBus(url), relay.RedisLiveBus(url)
+    try:
+        await a.start()
+        await b.start()
+        async with a.subscribe("s") as remote:
+            b.publish("s", "entry", _entry("before"))
+            assert await _contents(remote, 1) == ["before"]
+            os.kill(pid, signal.SIGSTOP)  # only the server this test started
+            try:
+                for i in range(3):
+                    b.publish("s", "entry", _entry(f"stuck{i}"))  # onto the open connection
+                assert b._unanswered == 3
+                await _until(lambda: b._unanswered == 0, "the stuck connection dropped")
+                b.publish("s", "entry", _entry("queued"))  # from the outbox, on a new one
+                await _until(
+                    lambda: b._outbox.empty() and not b._sending, "the outbox's send gave up"
+                )
+                assert "TimeoutError" in caplog.text
+                assert b._pending_bytes == 0
+            finally:
+                os.kill(pid, signal.SIGCONT)
+            for _ in range(100):
+                b.publish("s", "entry", _entry("after"))
+                try:
+                    message = await asyncio.wait_for(remote.get(), 0.2)
+                except TimeoutError:
+                    continue
+                assert message is not None
+                if message.item.content == "after":
+                    break
+            else:
+                pytest.fail("messages did not flow again after Redis answered")
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGCONT)
+        await a.aclose()
+        await b.aclose()
+        SERVERS.stop(port)
+
+
+async def test_start_gives_up_on_a_stuck_redis_with_a_timeout(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A Redis that accepts connections but never answers fails the start-up
+    (the server then runs without the relay) instead of hanging it."""
+    import os
+    import signal
+
+    import redis.exceptions as rexc
+
+    from backends import SERVERS, pick_ports
+    from unimem.server import relay
+
+    monkeypatch.setattr(relay, "RELAY_TIMEOUT", 0.3)
+    [port] = pick_ports(1)
+    pid = SERVERS.start(port).pid
+    bus = relay.RedisLiveBus(f"redis://127.0.0.1:{port}/0")
+    os.kill(pid, signal.SIGSTOP)  # only the server this test started
+    try:
+        with pytest.raises(rexc.TimeoutError, match="did not answer"):
+            await asyncio.wait_for(bus.start(), 10)
+    finally:
+        os.kill(pid, signal.SIGCONT)
+        await bus.aclose()
+        SERVERS.stop(port)
+
+
+async def test_an_outage_costs_one_connect_per_retry_and_one_warning_per_interval(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Redis down: messages wait in the outbox between connect attempts instead
+    of each dialling Redis, and the lost ones are counted into a warning per
+    interval (every one of them accounted for) instead of one per message."""
+    from backends import SERVERS, pick_ports
+    from unimem.server import relay
+
+    monkeypatch.setattr(relay, "RETRY_AFTER", 60.0)
+    monkeypatch.setattr(relay, "WARN_EVERY", 60.0)
+    [port] = pick_ports(1)
+    SERVERS.start(port)
+    b = relay.RedisLiveBus(f"redis://127.0.0.1:{port}/0")
+    try:
+        await b.start()
+        wire = b._wire
+        assert wire is not None
+        connects = 0
+        connector = wire._connector
+
+        def counting() -> Any:
+            nonlocal connects
+            connects += 1
+            return connector()
+
+        wire._connector = counting
+        SERVERS.stop(port)
+        await _until(lambda: wire._proto is None or wire._proto.closed, "the connection lost")
+        for i in range(200):
+            b.publish("s", "entry", _entry(f"down{i}"))
+            await asyncio.sleep(0)
+        await _until(lambda: not b._sending, "the connect attempt over")
+    finally:
+        await b.aclose()
+        SERVERS.stop(port)
+    assert connects == 1
+    warnings = _lost_warnings(caplog)
+    assert 1 <= len(warnings) <= 2
+    counted = [int(n) for w in warnings for n in re.findall(r"(\d+) (?:failed|unsent)", w)]
+    assert sum(counted) == 200
+
+
+async def test_messages_beyond_the_byte_bound_are_dropped_with_a_warning(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """What waits for Redis is bounded in bytes as well as in messages."""
+    _require_redis()
+    from unimem.server import relay
+
+    monkeypatch.setattr(relay, "MAX_PENDING_BYTES", 55_000)
+    prefix = f"unimem-test:{uuid.uuid4().hex[:8]}:live:"
+    a, b = relay.RedisLiveBus(REDIS, prefix=prefix), relay.RedisLiveBus(REDIS, prefix=prefix)
+    await a.start()
+    await b.start()
+    try:
+        async with a.subscribe("s") as queue:
+            big = "x" * 10_000
+            for i in range(20):  # (none answered before the last is published)
+                b.publish("s", "entry", _entry(f"{i:02d}{big}"))
+            got = await _contents(queue, 5)
+            assert [c[:2] for c in got] == ["00", "01", "02", "03", "04"]
+            with pytest.raises(TimeoutError):
+                await asyncio.wait_for(queue.get(), 0.5)
+            assert b._pending_bytes == 0
+            b.publish("s", "entry", _entry("after"))  # room again
+            assert await _contents(queue, 1) == ["after"]
+    finally:
+        await a.aclose()
+        await b.aclose()
+    assert _lost_warnings(caplog) == [  # the first at once, the others counted
+        f"live relay publish failed: {n} dropped (too many bytes waiting for Redis); "
+        "they reached this worker only"
+        for n in (1, 14)
+    ]
+
+
+async def test_a_message_that_cannot_be_encoded_fails_neither_publish_nor_the_relay(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """An encoding error is the relay's to log: publish does not raise (the entry
+    is stored), and the messages around it still go out, in order."""
+    _require_redis()
+    from unimem.server.relay import RedisLiveBus
+
+    prefix = f"unimem-test:{uuid.uuid4().hex[:8]}:live:"
+    a, b = RedisLiveBus(REDIS, prefix=prefix), RedisLiveBus(REDIS, prefix=prefix)
+    await a.start()
+    await b.start()
+    try:
+        assert b._wire is not None
+        async with a.subscribe("s") as queue:
+            b.publish("s\ud800", "entry", _entry("unencodable"))  # straight onto the wire
+            assert "UnicodeEncodeError" in caplog.text
+            await b._wire.aclose()  # the next ones wait in the outbox
+            b.publish("s", "entry", _entry("m0"))
+            b.publish("s\ud800", "entry", _entry("unencodable"))
+            b.publish("s", "entry", _entry("m1"))
+            assert await _contents(queue, 2) == ["m0", "m1"]
+            b.publish("s", "entry", _entry("m2"))
+            assert await _contents(queue, 1) == ["m2"]
+    finally:
+        await a.aclose()
+        await b.aclose()
+
+
+async def test_closing_reports_the_messages_it_drops(caplog: pytest.LogCaptureFixture) -> None:
+    _require_redis()
+    from unimem.server.relay import RedisLiveBus
+
+    b = RedisLiveBus(REDIS, prefix=f"unimem-test:{uuid.uuid4().hex[:8]}:live:")
+    await b.start()
+    assert b._wire is not None
+    await b._wire.aclose()
+    for i in range(5):  # into the outbox: its task has not run yet
+        b.publish("s", "entry", _entry(f"m{i}"))
+    await b.aclose()
+    assert _lost_warnings(caplog) == [
+        "live relay publish failed: 5 unsent at shutdown; they reached this worker only"
+    ]

@@ -27,6 +27,15 @@ fails messages here. Messages of a session reach Redis in the order they
 were published: while the wire is (re)connecting they wait in the outbox,
 and later ones queue behind them until it is drained. Anything else (TLS)
 publishes through redis-py from the outbox, as before.
+
+An outage must cost neither the requests nor the worker: every send carries
+a deadline (:data:`RELAY_TIMEOUT`), so a stuck Redis (stopped, or a half-open
+connection) is dropped within seconds rather than when the kernel gives up;
+after a failed attempt the outbox waits :data:`RETRY_AFTER` before the next
+one (messages wait meanwhile) instead of connecting once per message; what is
+held for Redis is bounded in messages and in bytes (:data:`MAX_PENDING_BYTES`);
+and lost messages are counted into one warning per :data:`WARN_EVERY` seconds
+rather than one per message.
 """
 
 from __future__ import annotations
@@ -37,9 +46,11 @@ import logging
 import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from functools import partial
 from typing import Any, Literal
 
 import redis.asyncio as aioredis
+import redis.exceptions as rexc
 from redis.exceptions import RedisError
 
 from ..encoding import model_json
@@ -57,6 +68,20 @@ DEFAULT_CHANNEL_PREFIX = "unimem:live:"
 JOIN_TIMEOUT = 2.0
 #: Messages queued or awaiting Redis's answer before more are dropped (with a warning).
 OUTBOX_SIZE = 10_000
+#: Bytes of messages queued or awaiting Redis's answer before more are dropped
+#: (a message may be up to a MiB: the count alone would allow GiBs).
+MAX_PENDING_BYTES = 64 << 20
+#: Seconds Redis has to answer a publish (or the start-up); past them the
+#: connection is taken for stuck and dropped, and the outbox reconnects.
+RELAY_TIMEOUT = 5.0
+#: Seconds the outbox waits after a failed send or connect before the next try.
+RETRY_AFTER = 0.5
+#: Seconds between two warnings about lost messages (the second counts them all).
+WARN_EVERY = 5.0
+
+#: An outbox message: its channel and body (for redis-py), its packed
+#: ``PUBLISH`` (for the wire; ``b""`` without one).
+_Message = tuple[str, bytes, bytes]
 
 
 class RedisLiveBus(LiveBus):
@@ -67,16 +92,26 @@ class RedisLiveBus(LiveBus):
         self._url = url
         self._prefix = prefix
         self._origin = uuid.uuid4().hex[:12].encode()
-        self._outbox: asyncio.Queue[tuple[str, bytes]] = asyncio.Queue(OUTBOX_SIZE)
+        self._outbox: asyncio.Queue[_Message] = asyncio.Queue(OUTBOX_SIZE)
         self._tasks: list[asyncio.Task[None]] = []
         self._redis: Any = None
         self._pubsub: Any = None
+        self._loop: asyncio.AbstractEventLoop | None = None
         #: the publishing connection (``None``: through redis-py), and how many
         #: messages sent on it Redis has not answered yet
         self._wire: RedisWire | None = None
         self._unanswered = 0
+        #: bytes of the messages in the outbox or unanswered on the wire
+        self._pending_bytes = 0
         #: the outbox's task is sending a message (later ones must wait for it)
         self._sending = False
+        #: event-loop time before which the outbox makes no new attempt
+        self._retry_at = 0.0
+        #: messages lost since the last warning, by why; when the next may be
+        #: logged, and the call that logs what is counted by then
+        self._lost: dict[str, int] = {}
+        self._warn_at = 0.0
+        self._warn_later: asyncio.TimerHandle | None = None
         #: channels Redis confirmed, and subscriptions sent but not yet confirmed
         self._joined: set[bytes] = set()
         self._joining: dict[bytes, asyncio.Future[None]] = {}
@@ -85,30 +120,47 @@ class RedisLiveBus(LiveBus):
         """Connect, subscribe and start relaying.
 
         Raises:
-            RedisError, OSError: Redis cannot be reached.
+            RedisError, OSError: Redis cannot be reached; ``redis.exceptions.TimeoutError``
+                when it accepts the connection but does not answer within
+                :data:`RELAY_TIMEOUT` seconds (stuck: the server starts without the relay).
         """
+        self._loop = asyncio.get_running_loop()
         self._redis = aioredis.Redis.from_url(self._url)
-        pubsub = self._redis.pubsub()
-        # a channel of this worker's own keeps the connection subscribed (and
-        # readable) while no session has listeners here
-        await pubsub.subscribe(self._prefix + "~worker:" + self._origin.decode())
-        self._pubsub = pubsub
-        self._wire = RedisWire.for_client(self._redis)
-        if self._wire is not None:
-            await self._wire.call("PING")  # (connected: the first message goes at once)
+        try:
+            async with asyncio.timeout(RELAY_TIMEOUT):
+                pubsub = self._redis.pubsub()
+                # a channel of this worker's own keeps the connection subscribed
+                # (and readable) while no session has listeners here
+                await pubsub.subscribe(self._prefix + "~worker:" + self._origin.decode())
+                self._pubsub = pubsub
+                self._wire = RedisWire.for_client(self._redis)
+                if self._wire is not None:  # (connected: the first message goes at once)
+                    await self._wire.call("PING")
+        except TimeoutError as exc:
+            raise rexc.TimeoutError(
+                f"Redis did not answer the live relay within {RELAY_TIMEOUT:g} s (stuck?)"
+            ) from exc
         self._tasks = [
             asyncio.create_task(self._send(), name="unimem-live-publish"),
             asyncio.create_task(self._receive(pubsub), name="unimem-live-subscribe"),
         ]
 
     async def aclose(self) -> None:
-        """Stop relaying and disconnect."""
+        """Stop relaying and disconnect (logging how many queued messages that drops)."""
         for task in self._tasks:
             task.cancel()
         for task in self._tasks:
             with contextlib.suppress(asyncio.CancelledError, RedisError, OSError):
                 await task
         self._tasks = []
+        if not self._outbox.empty():
+            self._note_lost("unsent at shutdown", self._outbox.qsize())
+            while not self._outbox.empty():
+                self._outbox.get_nowait()
+        if self._warn_later is not None:
+            self._warn_later.cancel()
+        self._warn_at = 0.0
+        self._warn_lost()
         for waiting in self._joining.values():
             if not waiting.done():
                 waiting.set_result(None)
@@ -126,38 +178,85 @@ class RedisLiveBus(LiveBus):
         self, session_id: str, kind: Literal["entry", "event"], item: MemoryEntry | MemoryEvent
     ) -> None:
         """Deliver to this worker's listeners now and send to the other workers
-        (never raises: a message Redis cannot take reaches this worker only)."""
+        (never raises: the entry is stored, and a request failing now would be
+        retried into a duplicate; a message Redis cannot take reaches this
+        worker only)."""
         super().publish(session_id, kind, item)
+        try:
+            self._relay(session_id, kind, item)
+        except Exception as exc:  # (an encoding error, a driver's RuntimeError)
+            self._note_lost(f"not sent ({type(exc).__name__})")
+
+    def _relay(
+        self, session_id: str, kind: Literal["entry", "event"], item: MemoryEntry | MemoryEvent
+    ) -> None:
         body = b"%s %s %s" % (self._origin, kind.encode(), model_json(item))
         channel = self._prefix + session_id
         wire = self._wire
+        payload = b"" if wire is None else pack_commands((("PUBLISH", channel, body),))
+        size = len(payload) or len(body)
+        if self._pending_bytes + size > MAX_PENDING_BYTES:
+            self._note_lost("dropped (too many bytes waiting for Redis)")
+            return
         # straight onto the wire only when no earlier message waits to be sent
         if wire is not None and not self._sending and self._outbox.empty():
             if self._unanswered >= OUTBOX_SIZE:
-                log.warning("live relay outbox full; a message reached this worker only")
+                self._note_lost("dropped (too many messages waiting for Redis)")
                 return
             try:
-                sent = wire.send_nowait(pack_commands((("PUBLISH", channel, body),)), 1)
+                sent = wire.send_nowait(payload, 1, deadline=self._deadline())
             except RedisError:  # found closed, nothing sent: the outbox's task reconnects
                 sent = None
             if sent is not None:
                 self._unanswered += 1
-                sent.add_done_callback(self._answered)
+                self._pending_bytes += size
+                sent.add_done_callback(partial(self._answered, size))
                 return
         try:
-            self._outbox.put_nowait((channel, body))
+            self._outbox.put_nowait((channel, body, payload))
         except asyncio.QueueFull:
-            log.warning("live relay outbox full; a message reached this worker only")
+            self._note_lost("dropped (outbox full)")
+            return
+        self._pending_bytes += size
 
-    def _answered(self, reply: asyncio.Future[list[Any]]) -> None:
+    def _deadline(self) -> float:
+        assert self._loop is not None
+        return self._loop.time() + RELAY_TIMEOUT
+
+    def _answered(self, size: int, reply: asyncio.Future[list[Any]]) -> None:
         self._unanswered -= 1
+        self._pending_bytes -= size
         if reply.cancelled():
             return
         error = reply.exception()
         if error is None and isinstance(reply.result()[0], RedisError):
             error = reply.result()[0]
         if error is not None and self._wire is not None:
-            log.warning("live relay publish failed: %s", type(error).__name__)
+            self._note_lost(f"failed ({type(error).__name__})")
+
+    def _note_lost(self, why: str, count: int = 1) -> None:
+        """Count ``count`` messages lost for ``why``; log the counts now, or when
+        :data:`WARN_EVERY` seconds have passed since the last warning."""
+        self._lost[why] = self._lost.get(why, 0) + count
+        loop = self._loop
+        if loop is None:
+            self._warn_lost()
+            return
+        now = loop.time()
+        if now >= self._warn_at:
+            self._warn_lost()
+        elif self._warn_later is None:
+            self._warn_later = loop.call_at(self._warn_at, self._warn_lost)
+
+    def _warn_lost(self) -> None:
+        self._warn_later = None
+        if not self._lost:
+            return
+        if self._loop is not None:
+            self._warn_at = self._loop.time() + WARN_EVERY
+        counts = ", ".join(f"{count} {why}" for why, count in self._lost.items())
+        self._lost.clear()
+        log.warning("live relay publish failed: %s; they reached this worker only", counts)
 
     @asynccontextmanager
     async def subscribe(self, session_id: str) -> AsyncIterator[asyncio.Queue[LiveMessage | None]]:
@@ -205,25 +304,36 @@ class RedisLiveBus(LiveBus):
     async def _send(self) -> None:
         """Publish what waits in the outbox: on redis-py one message at a time;
         on the wire (what came while it had no connection: this reconnects it)
-        all that waits, in one pipeline."""
+        all that waits, in one pipeline. After a failed attempt the next waits
+        :data:`RETRY_AFTER` (a Redis that is down is not dialled per message)."""
+        loop = asyncio.get_running_loop()
         while True:
-            channel, body = await self._outbox.get()
+            pause = self._retry_at - loop.time()
+            if pause > 0:
+                await asyncio.sleep(pause)
+            batch = [await self._outbox.get()]
             self._sending = True
             try:
                 if self._wire is None:
-                    await self._redis.publish(channel, body)
+                    async with asyncio.timeout(RELAY_TIMEOUT):
+                        await self._redis.publish(batch[0][0], batch[0][1])
                     continue
-                commands = [("PUBLISH", channel, body)]
                 while not self._outbox.empty():
-                    channel, body = self._outbox.get_nowait()
-                    commands.append(("PUBLISH", channel, body))
-                for reply in await self._wire.pipeline(commands):
+                    batch.append(self._outbox.get_nowait())
+                replies = await self._wire.pipeline_packed(
+                    b"".join([payload for _, _, payload in batch]), len(batch), self._deadline()
+                )
+                for reply in replies:
                     if isinstance(reply, RedisError):
-                        log.warning("live relay publish failed: %s", type(reply).__name__)
-            except (RedisError, OSError) as exc:
-                log.warning("live relay publish failed: %s", type(exc).__name__)
+                        self._note_lost(f"failed ({type(reply).__name__})")
+            except Exception as exc:  # (the task must outlive any one batch)
+                self._note_lost(f"failed ({type(exc).__name__})", len(batch))
+                self._retry_at = loop.time() + RETRY_AFTER
             finally:
                 self._sending = False
+                self._pending_bytes -= sum(
+                    [len(payload) or len(body) for _, body, payload in batch]
+                )
 
     async def _receive(self, pubsub: Any) -> None:
         while True:
