@@ -511,3 +511,27 @@ async def test_closing_reports_the_messages_it_drops(caplog: pytest.LogCaptureFi
     assert _lost_warnings(caplog) == [
         "live relay publish failed: 5 unsent at shutdown; they reached this worker only"
     ]
+
+
+async def test_the_outbox_task_outlives_a_message_redis_py_cannot_encode(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Through redis-py (no wire) the encoding happens in the outbox's task: an
+    error there loses that message, not every later one."""
+    _require_redis()
+    from unimem.server import relay
+
+    monkeypatch.setattr(relay.RedisWire, "for_client", classmethod(lambda cls, client: None))
+    prefix = f"unimem-test:{uuid.uuid4().hex[:8]}:live:"
+    a, b = relay.RedisLiveBus(REDIS, prefix=prefix), relay.RedisLiveBus(REDIS, prefix=prefix)
+    await a.start()
+    await b.start()
+    try:
+        async with a.subscribe("s") as queue:
+            b.publish("s\ud800", "entry", _entry("unencodable"))
+            b.publish("s", "entry", _entry("m0"))
+            assert await _contents(queue, 1) == ["m0"]
+            assert "UnicodeEncodeError" in caplog.text
+    finally:
+        await a.aclose()
+        await b.aclose()
