@@ -19,7 +19,14 @@ from unimem.stores.redis import (
     SessionCacheUnavailableError,
     redis_client_from_url,
 )
-from unimem.stores.redis_wire import Arg, RedisWire, _pack_slowly, pack_commands
+from unimem.stores.redis_wire import (
+    DEFAULT_CONNECT_TIMEOUT,
+    Arg,
+    RedisWire,
+    _agreeing_hiredis_packer,
+    _pack_slowly,
+    pack_commands,
+)
 
 pytestmark = [pytest.mark.redis]
 
@@ -82,6 +89,50 @@ def test_pack_commands_packs_what_hiredis_refuses_as_before() -> None:
     assert pack_commands([("SET", "k", True), ("SET", "k", Level.HIGH)]) == (
         b"*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$1\r\n1\r\n*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$1\r\n7\r\n"
     )
+
+
+def test_a_memoryview_packs_alike_with_or_without_hiredis(monkeypatch: pytest.MonkeyPatch) -> None:
+    """hiredis packs a memoryview as its bytes (as redis-py does); so does the
+    Python packer, rather than refusing what hiredis took."""
+    from unimem.stores import redis_wire
+
+    command = ("SET", "k", memoryview(b"\x00ab"))
+    expected = b"*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$3\r\n\x00ab\r\n"
+    assert pack_commands([command]) == expected  # type: ignore[list-item]
+    monkeypatch.setattr(redis_wire, "_pack_command", None)
+    assert pack_commands([command]) == expected  # type: ignore[list-item]
+
+
+def test_hiredis_packs_only_if_it_agrees_with_the_python_packer(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """hiredis's pack_command is used only when it writes the Python packer's
+    bytes, packs or refuses a bool or IntEnum alike, and refuses what the
+    Python packer refuses; else (or without it) the Python packer packs all."""
+    import hiredis
+
+    real = hiredis.pack_command
+    assert _agreeing_hiredis_packer() is real  # the installed hiredis agrees
+
+    def floats_as_f(command: tuple[Arg, ...]) -> bytes:  # (the %f of another release)
+        return real(tuple(b"%f" % v if type(v) is float else v for v in command))
+
+    def bools_as_words(command: tuple[Arg, ...]) -> bytes:
+        return real(tuple(str(v) if isinstance(v, bool) else v for v in command))
+
+    def takes_none(command: tuple[Arg, ...]) -> bytes:
+        return real(tuple(b"" if v is None else v for v in command))
+
+    def fails_on_big_ints(command: tuple[Arg, ...]) -> bytes:
+        if any(type(v) is int and v >= 2**64 for v in command):
+            raise OverflowError("int too big to convert")
+        return real(command)
+
+    for other in (floats_as_f, bools_as_words, takes_none, fails_on_big_ints):
+        monkeypatch.setattr(hiredis, "pack_command", other)
+        assert _agreeing_hiredis_packer() is None, other.__name__
+    monkeypatch.delattr(hiredis, "pack_command")
+    assert _agreeing_hiredis_packer() is None
 
 
 async def test_round_trip_and_binary_safe(wire: RedisWire, client: aioredis.Redis) -> None:
@@ -254,7 +305,7 @@ def test_under_uvloop() -> None:
             assert await wire.call("GET", k) == b"v"  # reconnected
             # deadlines on uvloop's timers: one met, then a later one missed
             loop = asyncio.get_running_loop()
-            assert await wire.call("GET", k, deadline=loop.time() + 0.05) == b"v"
+            assert await wire.call("GET", k, deadline=loop.time() + 5) == b"v"
             with pytest.raises(rexc.TimeoutError):
                 await wire.call("BLPOP", key(), 0, deadline=loop.time() + 0.1)
             assert await wire.call("GET", k, deadline=loop.time() + 5) == b"v"
@@ -270,10 +321,12 @@ async def _fake_redis(
     answer: Callable[[list[bytes]], bytes], delay: Callable[[list[bytes]], float] = lambda c: 0
 ) -> AsyncIterator[int]:
     """A server on loopback answering each command with ``answer(command)`` after
-    ``delay(command)`` seconds; its port."""
+    ``delay(command)`` seconds (a delay still running when the server stops
+    ends its connection's handler unanswered); its port."""
     import hiredis
 
     writers: list[asyncio.StreamWriter] = []
+    stopping = asyncio.Event()
 
     async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         writers.append(writer)
@@ -282,7 +335,10 @@ async def _fake_redis(
             parser.feed(data)
             while (command := parser.gets()) is not False:
                 if wait := delay(command):
-                    await asyncio.sleep(wait)
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(stopping.wait(), wait)
+                    if stopping.is_set():
+                        return
                 writer.write(answer(command))
             await writer.drain()
 
@@ -290,6 +346,7 @@ async def _fake_redis(
     try:
         yield server.sockets[0].getsockname()[1]
     finally:
+        stopping.set()
         server.close()
         for writer in writers:
             writer.close()
@@ -415,11 +472,15 @@ async def test_the_timer_moves_on_to_the_next_deadline(wire: RedisWire) -> None:
     """The timer is armed for the first call's deadline; that call is answered in
     time, and the timer, when it fires, rearms for the later call still waiting."""
     loop = asyncio.get_running_loop()
-    assert await wire.call("PING", deadline=loop.time() + 0.05) == b"PONG"
+    first = loop.time() + 1  # (ample for a PING on loopback, even on a loaded machine)
+    assert await wire.call("PING", deadline=first) == b"PONG"
+    proto = wire._proto
+    assert proto is not None and proto.timer is not None and proto.timer_at == first
     with pytest.raises(rexc.TimeoutError):
-        await wire.call("BLPOP", key(), 0, deadline=loop.time() + 0.2)
+        await wire.call("BLPOP", key(), 0, deadline=first + 0.2)
     # a deadline far off: the call is answered, and nothing is left armed after it
     assert await wire.call("PING", deadline=loop.time() + 60) == b"PONG"
+    assert wire._proto is not proto  # (the stuck one was dropped)
     proto = wire._proto
     assert proto is not None and not proto.waiting
     await wire.aclose()
@@ -453,21 +514,22 @@ async def test_a_redis_slower_than_the_command_timeout_degrades_and_is_reconnect
     dropped, and the next call runs on a new one."""
     replies = {b"EVALSHA": b":1\r\n", b"HGET": b"$-1\r\n"}
 
-    def slow_script(command: list[bytes]) -> float:
-        return 0.3 if command[0].upper() == b"EVALSHA" else 0
+    def script_never_answered(command: list[bytes]) -> float:
+        return 3600 if command[0].upper() == b"EVALSHA" else 0
 
-    async with _fake_redis(lambda c: replies[c[0].upper()], slow_script) as port:
+    async with _fake_redis(lambda c: replies[c[0].upper()], script_never_answered) as port:
         client = aioredis.Redis.from_url(f"redis://127.0.0.1:{port}/0")
-        cache = RedisSessionCache(client, command_timeout=0.05)
+        cache = RedisSessionCache(client, command_timeout=5)  # (met by the answered calls)
         assert cache.wire is not None
         try:
             assert await cache.get_state("s1") is None
             stuck = cache.wire._proto
+            cache.command_timeout = 0.05
             with pytest.raises(SessionCacheUnavailableError, match="TimeoutError"):
                 await cache._call("return 1", 0)
+            cache.command_timeout = 5
             assert await cache.get_state("s1") is None
             assert cache.wire._proto is not stuck
-            await asyncio.sleep(0.3)  # (the fake server's late reply, to nobody)
         finally:
             await cache.aclose()
 
@@ -504,3 +566,74 @@ async def test_a_deadline_already_past_is_refused_without_sending(wire: RedisWir
     assert await waiting is None  # not failed, and nothing was pushed
     assert wire._proto is proto and proto is not None and not proto.closed
     assert await wire.call("EXISTS", k) == 0
+
+
+def test_the_connect_timeout_is_the_clients() -> None:
+    """The wire bounds a connect and its handshake by the client's
+    socket_connect_timeout (the cache's clients set one), else by a default."""
+    timed = RedisWire.for_client(aioredis.Redis.from_url(REDIS_URL, socket_connect_timeout=0.2))
+    untimed = RedisWire.for_client(aioredis.Redis.from_url(REDIS_URL))
+    cached = RedisWire.for_client(redis_client_from_url(REDIS_URL))
+    assert timed is not None and untimed is not None and cached is not None
+    assert timed.connect_timeout == 0.2
+    assert untimed.connect_timeout == DEFAULT_CONNECT_TIMEOUT
+    assert cached.connect_timeout == 0.5
+
+
+async def test_a_handshake_that_never_finishes_is_given_up_and_the_next_call_reconnects() -> None:
+    """A connection whose AUTH is never answered fails the calls waiting for it
+    at the connect timeout (TimeoutError), instead of holding every later call
+    for ever: the next call opens a new connection, and it is served."""
+    auths = 0
+
+    def answer(command: list[bytes]) -> bytes:
+        return b"+OK\r\n" if command[0].upper() == b"AUTH" else b"+PONG\r\n"
+
+    def first_auth_never_answered(command: list[bytes]) -> float:
+        nonlocal auths
+        if command[0].upper() != b"AUTH":
+            return 0
+        auths += 1
+        return 3600 if auths == 1 else 0
+
+    async with _fake_redis(answer, first_auth_never_answered) as port:
+        client = aioredis.Redis.from_url(
+            f"redis://:pw@127.0.0.1:{port}/0", socket_connect_timeout=0.2
+        )
+        wire = RedisWire.for_client(client)
+        assert wire is not None
+        try:
+            async with asyncio.timeout(30):  # (a wedged wire fails here, not at pytest's timeout)
+                with pytest.raises(rexc.TimeoutError, match="accept the connection"):
+                    await wire.call("PING")  # no deadline of its own
+                assert await wire.call("PING") == b"PONG"
+            assert auths == 2  # on a second connection
+        finally:
+            await wire.aclose()
+
+
+async def test_aclose_closes_a_connection_whose_connect_just_finished(
+    client: aioredis.Redis,
+) -> None:
+    """aclose() between a connect finishing and its result being taken: the
+    new connection is closed, not installed on the closed wire (where it would
+    stay open: an unclosed transport)."""
+    wire = RedisWire.for_client(client)
+    assert wire is not None
+    calling = asyncio.ensure_future(wire.call("PING"))
+    await asyncio.sleep(0)  # (the call starts the connect)
+    connecting = wire._connecting
+    assert connecting is not None
+    # one loop iteration at a time: resumed in the iteration the connect
+    # finishes in, before its done callback (scheduled for the next) has run
+    while not connecting.done():  # noqa: ASYNC110
+        await asyncio.sleep(0)
+    assert wire._connecting is connecting  # connected, and its result not taken yet
+    await wire.aclose()
+    with pytest.raises(rexc.ConnectionError):
+        await calling  # (the wire was closed under it)
+    proto = connecting.result()
+    assert wire._proto is None
+    assert proto.closed and proto.transport.is_closing()
+    assert await wire.call("PING") == b"PONG"  # a later call connects anew
+    await wire.aclose()

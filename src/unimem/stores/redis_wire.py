@@ -30,6 +30,7 @@ paths alike.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections import deque
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, cast
@@ -68,6 +69,8 @@ def as_error(reply: rexc.ResponseError) -> rexc.RedisError:
 def _arg(value: Arg) -> bytes:
     if isinstance(value, bytes):
         return value
+    if isinstance(value, memoryview):  # (as redis-py and hiredis take it)
+        return value.tobytes()
     if isinstance(value, str):
         return value.encode()
     if isinstance(value, int):
@@ -81,8 +84,14 @@ def pack_commands(commands: Sequence[Sequence[Arg]]) -> bytes:
     """The RESP encoding of ``commands`` (each a sequence of arguments).
 
     hiredis packs them in C (a script call's ~30 arguments in about half the
-    time); what it refuses (``bool``, ``IntEnum``, anything not ``str``,
-    ``int``, ``float`` or ``bytes``) is packed here, as redis-py would."""
+    time) when it writes what the Python packer writes (checked at import);
+    what it refuses (``bool``, ``IntEnum``, anything not ``str``, ``int``,
+    ``float``, ``bytes`` or ``memoryview``) is packed, or refused with
+    ``DataError``, by the Python packer.
+
+    Raises:
+        rexc.DataError: an argument of a type Redis commands do not take.
+    """
     pack = _pack_command
     if pack is None:
         return _pack_slowly(commands)
@@ -92,12 +101,6 @@ def pack_commands(commands: Sequence[Sequence[Arg]]) -> bytes:
         return b"".join([pack(tuple(command)) for command in commands])
     except TypeError:
         return _pack_slowly(commands)
-
-
-#: (hiredis 2.1 and later; redis[hiredis] 5.0 accepts older ones)
-_pack_command = cast(
-    Callable[[tuple[Arg, ...]], bytes] | None, getattr(hiredis, "pack_command", None)
-)
 
 
 def _pack_slowly(commands: Sequence[Sequence[Arg]]) -> bytes:
@@ -117,6 +120,51 @@ def _pack_slowly(commands: Sequence[Sequence[Arg]]) -> bytes:
                 data = _arg(value)
             append(b"$%d\r\n%b\r\n" % (len(data), data))
     return b"".join(out)
+
+
+def _agreeing_hiredis_packer() -> Callable[[tuple[Arg, ...]], bytes] | None:
+    """hiredis's ``pack_command`` when it writes what :func:`_pack_slowly`
+    writes, else ``None``.
+
+    It appeared in hiredis-py 2.2.1 (redis[hiredis] 5.0 accepts older
+    releases), and releases have differed in the types they take and in how
+    they write floats and big integers. So it is tried once on a probe: every
+    value the Python packer packs must come out the same; a ``bool`` or an
+    ``IntEnum`` must be refused with ``TypeError`` (then the Python packer
+    packs it) or come out the same; what the Python packer refuses must be
+    refused."""
+    import enum
+
+    pack = cast(Callable[[tuple[Arg, ...]], bytes] | None, getattr(hiredis, "pack_command", None))
+    if pack is None:
+        return None
+
+    class _Probe(enum.IntEnum):
+        SEVEN = 7
+
+    packed: tuple[Any, ...] = (
+        "X", "é", "", b"\x00\r\n", b"", memoryview(b"\x00\xff"), 0, -1, 2**64, -(2**70),
+        1.5, -0.0, 0.1, 1e-7, 1e100, 123456789.123, float("inf"), float("nan"),
+    )  # fmt: skip
+    others: tuple[Any, ...] = (True, False, _Probe.SEVEN)
+    refused: tuple[Any, ...] = (None, bytearray(b"x"), object())
+    try:
+        if pack(("SET", *packed)) != _pack_slowly([("SET", *packed)]):
+            return None
+        for value in others:
+            with contextlib.suppress(TypeError):
+                if pack(("SET", value)) != _pack_slowly([("SET", value)]):
+                    return None
+        for value in refused:
+            with contextlib.suppress(TypeError):
+                pack(("SET", value))
+                return None
+    except Exception:  # (an error but TypeError would reach the callers)
+        return None
+    return pack
+
+
+_pack_command = _agreeing_hiredis_packer()
 
 
 def pack_transaction(commands: Sequence[Sequence[Arg]]) -> tuple[bytes, int]:
@@ -253,19 +301,34 @@ class _Protocol(asyncio.Protocol):
 
 Connector = Callable[[], Awaitable[tuple[asyncio.BaseTransport, asyncio.BaseProtocol]]]
 
+#: seconds a connect and its handshake may take, for a client without a
+#: ``socket_connect_timeout`` of its own
+DEFAULT_CONNECT_TIMEOUT = 1.0
+
 
 class RedisWire:
     """One multiplexed RESP2 connection to a single Redis (see the module doc).
 
     It connects on first use and again after the connection is lost; a call
-    made while Redis is unreachable raises redis-py's ``ConnectionError``.
+    made while Redis is unreachable raises redis-py's ``ConnectionError``, and
+    one made while a connect (with its handshake) takes longer than
+    ``connect_timeout`` seconds raises its ``TimeoutError`` (the next call
+    connects anew).
     Callers bound each call with a ``deadline`` (or with their own timeout,
     calling :meth:`reset` when one expires: the connection may be stuck).
     """
 
-    def __init__(self, connector: Connector, handshake: Sequence[Sequence[Arg]] = ()) -> None:
+    def __init__(
+        self,
+        connector: Connector,
+        handshake: Sequence[Sequence[Arg]] = (),
+        *,
+        connect_timeout: float = DEFAULT_CONNECT_TIMEOUT,
+    ) -> None:
         self._connector = connector
         self._handshake = [tuple(c) for c in handshake]
+        #: seconds the connect and the handshake may take together
+        self.connect_timeout = connect_timeout
         self._proto: _Protocol | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._connecting: asyncio.Task[_Protocol] | None = None
@@ -273,7 +336,9 @@ class RedisWire:
     @classmethod
     def for_client(cls, client: Any) -> RedisWire | None:
         """A wire to the server ``client`` (a ``redis.asyncio.Redis``) talks to,
-        with its credentials and database; ``None`` when the client uses
+        with its credentials, database and ``socket_connect_timeout`` (which
+        bounds the connect and handshake together; ``None``:
+        :data:`DEFAULT_CONNECT_TIMEOUT`); ``None`` when the client uses
         anything this wire does not speak (see the module doc)."""
         if not isinstance(client, aioredis.Redis):
             return None
@@ -308,7 +373,12 @@ class RedisWire:
 
         else:  # TLS or a custom connection class
             return None
-        return cls(connector, handshake)
+        timeout = kw.get("socket_connect_timeout")
+        return cls(
+            connector,
+            handshake,
+            connect_timeout=DEFAULT_CONNECT_TIMEOUT if timeout is None else float(timeout),
+        )
 
     # ------------------------------------------------------------------ calls
 
@@ -424,12 +494,32 @@ class RedisWire:
 
     def _opened(self, task: asyncio.Task[_Protocol]) -> None:
         # (runs before the waiting callers resume: it was added first)
-        if self._connecting is task:
-            self._connecting = None
-        if not task.cancelled() and task.exception() is None:
-            self._proto = task.result()
+        if task.cancelled() or task.exception() is not None:
+            if self._connecting is task:
+                self._connecting = None
+            return
+        if self._connecting is not task:
+            # given up while its result was on the way (aclose(), a new event
+            # loop): the connection is nobody's, so it is closed, not installed
+            task.result().abort(rexc.ConnectionError("connection closed"))
+            return
+        self._connecting = None
+        self._proto = task.result()
 
     async def _open(self) -> _Protocol:
+        """Connect and send the handshake, within ``connect_timeout`` (a connect
+        or a handshake that never finishes would otherwise be the one every
+        later call waits for: callers' deadlines end only their own wait)."""
+        timeout = self.connect_timeout
+        try:
+            async with asyncio.timeout(timeout):
+                return await self._open_unbounded()
+        except TimeoutError as exc:
+            raise rexc.TimeoutError(
+                f"Redis did not accept the connection in {timeout:g} s"
+            ) from exc
+
+    async def _open_unbounded(self) -> _Protocol:
         try:
             _, proto = await self._connector()
         except OSError as exc:
