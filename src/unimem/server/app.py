@@ -134,7 +134,9 @@ async def _start_relay(
         await bus.start()
     except (RedisError, OSError) as exc:
         await bus.aclose()
-        log.warning("live relay disabled (%s): live updates stay per worker", type(exc).__name__)
+        log.warning(
+            "live relay disabled (%s: %s): live updates stay per worker", type(exc).__name__, exc
+        )
         return None
     service.live = bus
     return bus
