@@ -9,6 +9,7 @@ import json
 import re
 import socket
 import uuid
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -241,10 +242,9 @@ async def test_a_publish_never_fails_when_redis_is_gone_and_recovers_after(
         SERVERS.stop(port)
 
 
-async def test_without_a_wire_messages_go_through_redis_py(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """Where the relay's wire does not apply (TLS), redis-py publishes from the outbox."""
+@contextlib.asynccontextmanager
+async def _buses_without_a_wire(monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[tuple[Any, Any]]:
+    """Two started relays on one prefix that publish through redis-py (as with TLS)."""
     _require_redis()
     from unimem.server import relay
 
@@ -254,14 +254,22 @@ async def test_without_a_wire_messages_go_through_redis_py(
     await a.start()
     await b.start()
     try:
+        yield a, b
+    finally:
+        await a.aclose()
+        await b.aclose()
+
+
+async def test_without_a_wire_messages_go_through_redis_py(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Where the relay's wire does not apply (TLS), redis-py publishes from the outbox."""
+    async with _buses_without_a_wire(monkeypatch) as (a, b):
         assert b._wire is None
         async with a.subscribe("s") as queue:
             for i in range(20):
                 b.publish("s", "entry", _entry(f"m{i}"))
             assert await _contents(queue, 20) == [f"m{i}" for i in range(20)]
-    finally:
-        await a.aclose()
-        await b.aclose()
 
 
 def test_under_uvloop() -> None:
@@ -518,20 +526,8 @@ async def test_the_outbox_task_outlives_a_message_redis_py_cannot_encode(
 ) -> None:
     """Through redis-py (no wire) the encoding happens in the outbox's task: an
     error there loses that message, not every later one."""
-    _require_redis()
-    from unimem.server import relay
-
-    monkeypatch.setattr(relay.RedisWire, "for_client", classmethod(lambda cls, client: None))
-    prefix = f"unimem-test:{uuid.uuid4().hex[:8]}:live:"
-    a, b = relay.RedisLiveBus(REDIS, prefix=prefix), relay.RedisLiveBus(REDIS, prefix=prefix)
-    await a.start()
-    await b.start()
-    try:
-        async with a.subscribe("s") as queue:
-            b.publish("s\ud800", "entry", _entry("unencodable"))
-            b.publish("s", "entry", _entry("m0"))
-            assert await _contents(queue, 1) == ["m0"]
-            assert "UnicodeEncodeError" in caplog.text
-    finally:
-        await a.aclose()
-        await b.aclose()
+    async with _buses_without_a_wire(monkeypatch) as (a, b), a.subscribe("s") as queue:
+        b.publish("s\ud800", "entry", _entry("unencodable"))
+        b.publish("s", "entry", _entry("m0"))
+        assert await _contents(queue, 1) == ["m0"]
+        assert "UnicodeEncodeError" in caplog.text
