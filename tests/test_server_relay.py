@@ -148,14 +148,7 @@ async def test_messages_published_while_the_publisher_reconnects_arrive_in_order
     """A publisher whose connection is gone queues messages until it has a new
     one; those published meanwhile (from other tasks, between its steps) go
     after them, not ahead."""
-    _require_redis()
-    from unimem.server.relay import RedisLiveBus
-
-    prefix = f"unimem-test:{uuid.uuid4().hex[:8]}:live:"
-    a, b = RedisLiveBus(REDIS, prefix=prefix), RedisLiveBus(REDIS, prefix=prefix)
-    await a.start()
-    await b.start()
-    try:
+    async with _buses() as (a, b):
         assert b._wire is not None  # a plain Redis: published on the relay's own wire
         async with a.subscribe("s") as queue:
             for round_ in range(3):
@@ -172,31 +165,18 @@ async def test_messages_published_while_the_publisher_reconnects_arrive_in_order
                     assert [c for c in got if c.startswith(name)] == [
                         f"{name}{i}" for i in range(40)
                     ]
-    finally:
-        await a.aclose()
-        await b.aclose()
 
 
 async def test_a_connection_closing_under_the_publisher_loses_nothing() -> None:
     """A connection found closing (its loss not yet reported) is not written to:
     the messages wait for a new one instead of vanishing into the old."""
-    _require_redis()
-    from unimem.server.relay import RedisLiveBus
-
-    prefix = f"unimem-test:{uuid.uuid4().hex[:8]}:live:"
-    a, b = RedisLiveBus(REDIS, prefix=prefix), RedisLiveBus(REDIS, prefix=prefix)
-    await a.start()
-    await b.start()
-    try:
+    async with _buses() as (a, b):
         assert b._wire is not None and b._wire._proto is not None
         async with a.subscribe("s") as queue:
             b._wire._proto.transport.close()
             for i in range(5):
                 b.publish("s", "entry", _entry(f"m{i}"))
             assert await _contents(queue, 5) == [f"m{i}" for i in range(5)]
-    finally:
-        await a.aclose()
-        await b.aclose()
 
 
 async def test_a_publish_never_fails_when_redis_is_gone_and_recovers_after(
@@ -243,12 +223,14 @@ async def test_a_publish_never_fails_when_redis_is_gone_and_recovers_after(
 
 
 @contextlib.asynccontextmanager
-async def _buses_without_a_wire(monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[tuple[Any, Any]]:
-    """Two started relays on one prefix that publish through redis-py (as with TLS)."""
+async def _buses(monkeypatch: pytest.MonkeyPatch | None = None) -> AsyncIterator[tuple[Any, Any]]:
+    """Two started relays on a fresh prefix; with ``monkeypatch``, relays that
+    publish through redis-py (as with TLS) instead of a wire of their own."""
     _require_redis()
     from unimem.server import relay
 
-    monkeypatch.setattr(relay.RedisWire, "for_client", classmethod(lambda cls, client: None))
+    if monkeypatch is not None:
+        monkeypatch.setattr(relay.RedisWire, "for_client", classmethod(lambda cls, client: None))
     prefix = f"unimem-test:{uuid.uuid4().hex[:8]}:live:"
     a, b = relay.RedisLiveBus(REDIS, prefix=prefix), relay.RedisLiveBus(REDIS, prefix=prefix)
     await a.start()
@@ -264,7 +246,7 @@ async def test_without_a_wire_messages_go_through_redis_py(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """Where the relay's wire does not apply (TLS), redis-py publishes from the outbox."""
-    async with _buses_without_a_wire(monkeypatch) as (a, b):
+    async with _buses(monkeypatch) as (a, b):
         assert b._wire is None
         async with a.subscribe("s") as queue:
             for i in range(20):
@@ -450,25 +432,17 @@ async def test_messages_beyond_the_byte_bound_are_dropped_with_a_warning(
     from unimem.server import relay
 
     monkeypatch.setattr(relay, "MAX_PENDING_BYTES", 55_000)
-    prefix = f"unimem-test:{uuid.uuid4().hex[:8]}:live:"
-    a, b = relay.RedisLiveBus(REDIS, prefix=prefix), relay.RedisLiveBus(REDIS, prefix=prefix)
-    await a.start()
-    await b.start()
-    try:
-        async with a.subscribe("s") as queue:
-            big = "x" * 10_000
-            for i in range(20):  # (none answered before the last is published)
-                b.publish("s", "entry", _entry(f"{i:02d}{big}"))
-            got = await _contents(queue, 5)
-            assert [c[:2] for c in got] == ["00", "01", "02", "03", "04"]
-            with pytest.raises(TimeoutError):
-                await asyncio.wait_for(queue.get(), 0.5)
-            assert b._pending_bytes == 0
-            b.publish("s", "entry", _entry("after"))  # room again
-            assert await _contents(queue, 1) == ["after"]
-    finally:
-        await a.aclose()
-        await b.aclose()
+    async with _buses() as (a, b), a.subscribe("s") as queue:
+        big = "x" * 10_000
+        for i in range(20):  # (none answered before the last is published)
+            b.publish("s", "entry", _entry(f"{i:02d}{big}"))
+        got = await _contents(queue, 5)
+        assert [c[:2] for c in got] == ["00", "01", "02", "03", "04"]
+        with pytest.raises(TimeoutError):
+            await asyncio.wait_for(queue.get(), 0.5)
+        assert b._pending_bytes == 0
+        b.publish("s", "entry", _entry("after"))  # room again
+        assert await _contents(queue, 1) == ["after"]
     assert _lost_warnings(caplog) == [  # the first at once, the others counted
         f"live relay publish failed: {n} dropped (too many bytes waiting for Redis); "
         "they reached this worker only"
@@ -481,14 +455,7 @@ async def test_a_message_that_cannot_be_encoded_fails_neither_publish_nor_the_re
 ) -> None:
     """An encoding error is the relay's to log: publish does not raise (the entry
     is stored), and the messages around it still go out, in order."""
-    _require_redis()
-    from unimem.server.relay import RedisLiveBus
-
-    prefix = f"unimem-test:{uuid.uuid4().hex[:8]}:live:"
-    a, b = RedisLiveBus(REDIS, prefix=prefix), RedisLiveBus(REDIS, prefix=prefix)
-    await a.start()
-    await b.start()
-    try:
+    async with _buses() as (a, b):
         assert b._wire is not None
         async with a.subscribe("s") as queue:
             b.publish("s\ud800", "entry", _entry("unencodable"))  # straight onto the wire
@@ -500,9 +467,6 @@ async def test_a_message_that_cannot_be_encoded_fails_neither_publish_nor_the_re
             assert await _contents(queue, 2) == ["m0", "m1"]
             b.publish("s", "entry", _entry("m2"))
             assert await _contents(queue, 1) == ["m2"]
-    finally:
-        await a.aclose()
-        await b.aclose()
 
 
 async def test_closing_reports_the_messages_it_drops(caplog: pytest.LogCaptureFixture) -> None:
@@ -526,7 +490,7 @@ async def test_the_outbox_task_outlives_a_message_redis_py_cannot_encode(
 ) -> None:
     """Through redis-py (no wire) the encoding happens in the outbox's task: an
     error there loses that message, not every later one."""
-    async with _buses_without_a_wire(monkeypatch) as (a, b), a.subscribe("s") as queue:
+    async with _buses(monkeypatch) as (a, b), a.subscribe("s") as queue:
         b.publish("s\ud800", "entry", _entry("unencodable"))
         b.publish("s", "entry", _entry("m0"))
         assert await _contents(queue, 1) == ["m0"]
