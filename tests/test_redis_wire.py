@@ -418,17 +418,21 @@ async def test_a_connection_that_died_idle_is_replaced_without_failing_the_call(
         await cache.aclose()
 
 
+def _auth_then_pong(command: list[bytes]) -> bytes:
+    """A fake Redis's answers: OK to AUTH, PONG to anything else."""
+    return b"+OK\r\n" if command[0].upper() == b"AUTH" else b"+PONG\r\n"
+
+
+def _slow_auth(command: list[bytes]) -> float:
+    """A fake Redis's delays: 0.2 s before answering AUTH."""
+    return 0.2 if command[0].upper() == b"AUTH" else 0
+
+
 async def test_a_caller_giving_up_while_connecting_does_not_fail_the_others() -> None:
     """The connection opens in a task of its own: one caller's timeout during a
     slow handshake leaves the connect running for everyone else waiting."""
 
-    def answer(command: list[bytes]) -> bytes:
-        return b"+OK\r\n" if command[0].upper() == b"AUTH" else b"+PONG\r\n"
-
-    def slow_auth(command: list[bytes]) -> float:
-        return 0.2 if command[0].upper() == b"AUTH" else 0
-
-    async with _fake_redis(answer, slow_auth) as port:
+    async with _fake_redis(_auth_then_pong, _slow_auth) as port:
         wire = RedisWire.for_client(aioredis.Redis.from_url(f"redis://:pw@127.0.0.1:{port}/0"))
         assert wire is not None
         try:
@@ -491,13 +495,7 @@ async def test_a_deadline_also_bounds_the_connect() -> None:
     """A caller whose deadline passes during a slow handshake fails with
     TimeoutError; the connect goes on and serves the next call."""
 
-    def answer(command: list[bytes]) -> bytes:
-        return b"+OK\r\n" if command[0].upper() == b"AUTH" else b"+PONG\r\n"
-
-    def slow_auth(command: list[bytes]) -> float:
-        return 0.2 if command[0].upper() == b"AUTH" else 0
-
-    async with _fake_redis(answer, slow_auth) as port:
+    async with _fake_redis(_auth_then_pong, _slow_auth) as port:
         wire = RedisWire.for_client(aioredis.Redis.from_url(f"redis://:pw@127.0.0.1:{port}/0"))
         assert wire is not None
         try:
@@ -586,9 +584,6 @@ async def test_a_handshake_that_never_finishes_is_given_up_and_the_next_call_rec
     for ever: the next call opens a new connection, and it is served."""
     auths = 0
 
-    def answer(command: list[bytes]) -> bytes:
-        return b"+OK\r\n" if command[0].upper() == b"AUTH" else b"+PONG\r\n"
-
     def first_auth_never_answered(command: list[bytes]) -> float:
         nonlocal auths
         if command[0].upper() != b"AUTH":
@@ -596,7 +591,7 @@ async def test_a_handshake_that_never_finishes_is_given_up_and_the_next_call_rec
         auths += 1
         return 3600 if auths == 1 else 0
 
-    async with _fake_redis(answer, first_auth_never_answered) as port:
+    async with _fake_redis(_auth_then_pong, first_auth_never_answered) as port:
         client = aioredis.Redis.from_url(
             f"redis://:pw@127.0.0.1:{port}/0", socket_connect_timeout=0.2
         )

@@ -129,15 +129,8 @@ class SessionReads:
         check_id(session_id, "session_id")
         check_range(max_messages, "max_messages", 1, self.config.max_context_messages)
         store = await self._store()
-        read = stored_json_reader(store)
-        if read is None:
-            snap = await store.load_context(
-                session_id, max_messages=max_messages, event_limit=CONTEXT_EVENT_LIMIT
-            )
-        else:
-            snap = await read(
-                session_id, max_messages=max_messages, event_limit=CONTEXT_EVENT_LIMIT
-            )
+        load = stored_json_reader(store) or store.load_context
+        snap = await load(session_id, max_messages=max_messages, event_limit=CONTEXT_EVENT_LIMIT)
         # the snapshot's entries kept as JSON, by the context field they fill
         stored: dict[str, StoredEntries] = {}
         for field, name in (("entries", "messages"), ("recent", "recent")):

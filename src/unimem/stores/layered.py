@@ -36,7 +36,6 @@ from ..models import (
     Summary,
     entries_from_json_array,
     event_from_json,
-    session_from_json,
     utcnow,
 )
 from .base import (
@@ -49,7 +48,6 @@ from .base import (
 )
 from .redis import (
     EVENT_KEEP,
-    CachedSession,
     RedisSessionCache,
     SessionCacheUnavailableError,
     redis_client_from_url,
@@ -356,22 +354,8 @@ class LayeredStore:
         else:
             raw_session = await self.cache.read_raw(session_id, max_messages, event_limit)
             raw_user = None
-        if raw_session is None:
-            return None
-        window: StoredEntries | None = None
-        if keep_json:  # (the reply as parse_read reads it, the entries left as JSON)
-            state_raw, complete, entries_raw, lang, mode = raw_session
-            window = StoredEntries(entries_raw)
-            cached = CachedSession(
-                session_from_json(state_raw), complete == b"1", [], list(lang), list(mode)
-            )
-        else:
-            parsed = self.cache.parse_read(raw_session)
-            if parsed is None:
-                return None
-            cached = parsed
-        count = len(window) if window is not None else len(cached.entries)
-        if not (cached.complete or count >= max_messages):
+        cached = self.cache.parse_read(raw_session, keep_json=keep_json)
+        if cached is None or not (cached.complete or cached.count >= max_messages):
             return None
         state = cached.state
         self._owner(session_id, state.user_id)
@@ -409,7 +393,7 @@ class LayeredStore:
             mode_events=[event_from_json(e) for e in cached.mode_events],
             settings=settings,
             recent=recent,
-            entries_json=window,
+            entries_json=cached.entries_json,
             recent_json=recent_json,
         )
 

@@ -34,6 +34,7 @@ from ..models import (
     MemoryEntry,
     MemoryEvent,
     SessionInfo,
+    StoredEntries,
     entries_from_json_array,
     session_from_json,
 )
@@ -163,6 +164,13 @@ class CachedSession:
     entries: list[MemoryEntry]
     language_events: list[bytes]
     mode_events: list[bytes]
+    #: With ``keep_json``: the entries as the JSON stored (``entries`` empty)
+    entries_json: StoredEntries | None = None
+
+    @property
+    def count(self) -> int:
+        """How many entries the window read gave."""
+        return len(self.entries_json) if self.entries_json is not None else len(self.entries)
 
 
 class RedisSessionCache:
@@ -411,17 +419,19 @@ class RedisSessionCache:
         pipe.eval(lua.READ_SESSION, 4, *sk.session_read(), max_messages, event_limit)
 
     @staticmethod
-    def parse_read(raw: Any) -> CachedSession | None:
-        """Decode the session read script's reply (``None``: not cached)."""
+    def parse_read(raw: Any, *, keep_json: bool = False) -> CachedSession | None:
+        """Decode the session read script's reply (``None``: not cached); with
+        ``keep_json`` the entries are left as the JSON stored."""
         if raw is None:
             return None
         state_raw, complete, entries, lang, mode = raw
         return CachedSession(
             state=session_from_json(state_raw),
             complete=complete == b"1",
-            entries=entries_from_json_array(entries),
+            entries=[] if keep_json else entries_from_json_array(entries),
             language_events=list(lang),
             mode_events=list(mode),
+            entries_json=StoredEntries(entries) if keep_json else None,
         )
 
     def queue_user_read(
