@@ -53,8 +53,10 @@ npm run build</code> (it lands in <code>src/unimem/web/dist</code>), then restar
 
 
 # The OpenTelemetry API's stand-ins, in place until something installs a real
-# provider; named by class as FastAPI's own check names them. A provider of any
-# other class (an SDK's, a vendor's, a no-op) counts as set up.
+# provider; named by class as FastAPI's own check names them (a copy of
+# fastapi.telemetry._api's _DEFERRED_PROVIDERS, private there and absent before
+# FastAPI 0.165: keep the two in step). A provider of any other class (an
+# SDK's, a vendor's, a no-op) counts as set up.
 _DEFERRED_PROVIDERS = frozenset(
     {
         ("opentelemetry.trace", "ProxyTracerProvider"),

@@ -173,9 +173,8 @@ class Metrics:
         )
         # Series by raw label values: a dict hit instead of converting and
         # checking the values on every call. The label sets are small and
-        # fixed (route templates, store operations).
+        # fixed (route templates).
         self._request_series: dict[tuple[str, str, int], HistogramSeries] = {}
-        self._store_series: dict[tuple[str, str], HistogramSeries] = {}
 
     def observe_request(self, method: str, route: str, status: int, seconds: float) -> None:
         """Record one HTTP request's latency under its method, route template and status."""
@@ -186,12 +185,9 @@ class Metrics:
         series.observe(seconds)
 
     def observe_store(self, operation: str, outcome: str, seconds: float) -> None:
-        """Record one store operation's latency under its name and outcome."""
-        key = (operation, outcome)
-        series = self._store_series.get(key)
-        if series is None:
-            series = self._store_series[key] = self.store.labels(operation, outcome)
-        series.observe(seconds)
+        """Record one store operation's latency under its name and outcome (a
+        ``TimedStore`` keeps its methods' series itself)."""
+        self.store.labels(operation, outcome).observe(seconds)
 
     def count_degradations(self, names: Iterable[str]) -> None:
         """Count each degradation; names that are not plain identifiers count as ``other``."""

@@ -80,8 +80,9 @@ RETRY_AFTER = 0.5
 WARN_EVERY = 5.0
 
 #: An outbox message: its channel and body (for redis-py), its packed
-#: ``PUBLISH`` (for the wire; ``b""`` without one).
-_Message = tuple[str, bytes, bytes]
+#: ``PUBLISH`` (for the wire; ``b""`` without one) and the bytes it holds
+#: waiting (counted in ``MAX_PENDING_BYTES``).
+_Message = tuple[str, bytes, bytes, int]
 
 
 class RedisLiveBus(LiveBus):
@@ -213,7 +214,7 @@ class RedisLiveBus(LiveBus):
                 sent.add_done_callback(partial(self._answered, size))
                 return
         try:
-            self._outbox.put_nowait((channel, body, payload))
+            self._outbox.put_nowait((channel, body, payload, size))
         except asyncio.QueueFull:
             self._note_lost("dropped (outbox full)")
             return
@@ -321,7 +322,7 @@ class RedisLiveBus(LiveBus):
                 while not self._outbox.empty():
                     batch.append(self._outbox.get_nowait())
                 replies = await self._wire.pipeline_packed(
-                    b"".join([payload for _, _, payload in batch]), len(batch), self._deadline()
+                    b"".join([payload for _, _, payload, _ in batch]), len(batch), self._deadline()
                 )
                 for reply in replies:
                     if isinstance(reply, RedisError):
@@ -331,9 +332,7 @@ class RedisLiveBus(LiveBus):
                 self._retry_at = loop.time() + RETRY_AFTER
             finally:
                 self._sending = False
-                self._pending_bytes -= sum(
-                    [len(payload) or len(body) for _, body, payload in batch]
-                )
+                self._pending_bytes -= sum([size for *_, size in batch])
 
     async def _receive(self, pubsub: Any) -> None:
         while True:

@@ -352,17 +352,12 @@ class RedisSessionCache:
         except UNAVAILABLE as exc:
             raise unavailable(exc) from exc
 
-    async def _transaction(
-        self, commands: Sequence[tuple[Any, ...]], packed: tuple[bytes, int] | None = None
-    ) -> list[Any]:
-        """``commands`` in ``MULTI``/``EXEC`` on the wire, in one round trip (or
-        ``packed``, the same already packed, with no script among them); a script
-        Redis does not know (an ``EVALSHA`` among them answered ``NOSCRIPT``) is
-        loaded and the whole transaction sent again."""
+    async def _transaction(self, commands: Sequence[tuple[Any, ...]]) -> list[Any]:
+        """``commands`` in ``MULTI``/``EXEC`` on the wire, in one round trip; a
+        script Redis does not know (an ``EVALSHA`` among them answered
+        ``NOSCRIPT``) is loaded and the whole transaction sent again."""
 
         async def transaction(wire: RedisWire, deadline: float | None) -> list[Any]:
-            if packed is not None:
-                return _raise_errors(await wire.transaction_packed(*packed, deadline))
             replies = await wire.transaction(commands, deadline=deadline)
             missing = [
                 c[1]
@@ -543,7 +538,12 @@ class RedisSessionCache:
                     self.session_keys(session_id), max_messages, event_limit
                 )
                 packed = self._packed_reads[key] = pack_transaction(commands)
-            replies = await self._transaction((), packed)
+
+            async def read(wire: RedisWire, deadline: float | None) -> list[Any]:
+                # (plain commands only: no script to load again)
+                return _raise_errors(await wire.transaction_packed(*packed, deadline))
+
+            replies = await self._on_wire(read)
             return self._session_reply(replies, max_messages, event_limit)
         sk = self.session_keys(session_id)
         return await self._call(lua.READ_SESSION, 4, *sk.session_read(), max_messages, event_limit)

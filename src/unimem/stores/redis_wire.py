@@ -109,15 +109,7 @@ def _pack_slowly(commands: Sequence[Sequence[Arg]]) -> bytes:
     for command in commands:
         append(b"*%d\r\n" % len(command))
         for value in command:
-            kind = type(value)  # (the common types first, without a call)
-            if kind is str:
-                data = value.encode()  # type: ignore[union-attr]
-            elif kind is int:
-                data = b"%d" % value  # type: ignore[str-format]
-            elif kind is bytes:
-                data = value
-            else:
-                data = _arg(value)
+            data = _arg(value)
             append(b"$%d\r\n%b\r\n" % (len(data), data))
     return b"".join(out)
 
@@ -451,29 +443,27 @@ class RedisWire:
             rexc.ConnectionError: the connection turned out closed (nothing sent).
             rexc.TimeoutError: ``deadline`` has already passed (nothing sent).
         """
-        proto = self._proto
-        if (
-            proto is None
-            or proto.closed
-            or proto.transport.is_closing()
-            or self._loop is not asyncio.get_running_loop()
-        ):
+        proto = self._usable(asyncio.get_running_loop())
+        if proto is None:
             return None
         return proto.send(payload, count, deadline)
 
     # ------------------------------------------------------------------ connection
 
+    def _usable(self, loop: asyncio.AbstractEventLoop) -> _Protocol | None:
+        """The open connection, if there is one on ``loop`` (a transport closing,
+        its loss not yet reported, is as good as lost)."""
+        proto = self._proto
+        if proto is None or proto.closed or self._loop is not loop or proto.transport.is_closing():
+            return None
+        return proto
+
     async def _connected(self, deadline: float | None = None) -> _Protocol:
         loop = asyncio.get_running_loop()
+        usable = self._usable(loop)
+        if usable is not None:
+            return usable
         proto = self._proto
-        # (a transport closing, its loss not yet reported, is as good as lost)
-        if (
-            proto is not None
-            and not proto.closed
-            and self._loop is loop
-            and not proto.transport.is_closing()
-        ):
-            return proto
         task = self._connecting
         if task is None or self._loop is not loop:
             if self._loop is loop and proto is not None:
