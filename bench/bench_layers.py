@@ -47,8 +47,8 @@ import redis.asyncio as aioredis
 from unimem import MemoryEntry, UnifiedMemoryService
 from unimem.ids import new_id
 from unimem.stores.layered import LayeredStore
-from unimem.stores.postgres import PostgresStore
-from unimem.stores.redis import RedisSessionCache, redis_client_from_url
+from unimem.stores.postgres.store import PostgresStore
+from unimem.stores.redis.cache import RedisSessionCache, redis_client_from_url
 
 MESSAGE = (
     "I have been taking metformin twice a day with meals and I would like to know "

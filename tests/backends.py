@@ -28,8 +28,8 @@ import redis.exceptions
 
 from unimem import UnifiedMemoryService
 from unimem.stores.layered import LayeredStore
-from unimem.stores.postgres import PostgresStore
-from unimem.stores.redis import RedisClient, RedisSessionCache, redis_client_from_url
+from unimem.stores.postgres.store import PostgresStore
+from unimem.stores.redis.cache import RedisClient, RedisSessionCache, redis_client_from_url
 
 PG_URL = os.environ.get("UNIMEM_TEST_DATABASE_URL", "postgresql://postgres@127.0.0.1:5432/test")
 REDIS_URL = os.environ.get("UNIMEM_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")

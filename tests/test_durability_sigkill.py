@@ -23,8 +23,8 @@ WRITER = textwrap.dedent(
     from unimem import MemoryEntry, UnifiedMemoryService
     from unimem.ids import new_id
     from unimem.stores.layered import LayeredStore
-    from unimem.stores.postgres import PostgresStore
-    from unimem.stores.redis import RedisSessionCache, redis_client_from_url
+    from unimem.stores.postgres.store import PostgresStore
+    from unimem.stores.redis.cache import RedisSessionCache, redis_client_from_url
 
     def say(*parts):
         sys.stdout.write(" ".join(parts) + "\\n")

@@ -16,8 +16,8 @@ import pytest
 from backends import REDIS_URL, ScratchLayeredStore, fresh_name, pick_ports, redis_client
 from conftest import unreachable
 from unimem import MemoryEntry, StoreUnavailableError, UnifiedMemoryService
-from unimem.stores.postgres import PostgresStore
-from unimem.stores.redis import RedisSessionCache
+from unimem.stores.postgres.store import PostgresStore
+from unimem.stores.redis.cache import RedisSessionCache
 
 pytestmark = [pytest.mark.redis, pytest.mark.postgres, pytest.mark.slow]
 

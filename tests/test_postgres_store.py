@@ -15,9 +15,9 @@ from backends import PG_URL, drop_schema, fresh_name, pg_store
 from unimem import MemoryEntry, SchemaError, StoreUnavailableError, UnifiedMemoryService
 from unimem.ids import new_id
 from unimem.models import Fact
-from unimem.stores.pg_migrations import MIGRATIONS, SCHEMA_VERSION, apply_migrations
-from unimem.stores.postgres import PostgresStore
-from unimem.stores.spec_faces import PostgresMemoryStore
+from unimem.stores.postgres.migrations import MIGRATIONS, SCHEMA_VERSION, apply_migrations
+from unimem.stores.postgres.store import PostgresStore
+from unimem.stores.spec_stores import PostgresMemoryStore
 
 pytestmark = pytest.mark.postgres
 
@@ -144,7 +144,7 @@ WRITER = textwrap.dedent(
     """
     import asyncio, sys
     from unimem import MemoryEntry, UnifiedMemoryService
-    from unimem.stores.postgres import PostgresStore
+    from unimem.stores.postgres.store import PostgresStore
 
     async def main(dsn, schema, tag):
         async with UnifiedMemoryService(PostgresStore(dsn, schema=schema)) as memory:

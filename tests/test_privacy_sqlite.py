@@ -9,7 +9,7 @@ import pytest
 from unimem.ids import new_id
 from unimem.models import AuditRecord
 from unimem.stores import SQLiteStore
-from unimem.stores.sqlite import MIGRATIONS
+from unimem.stores.sqlite.store import MIGRATIONS
 
 
 def _v1_file(path: Path) -> None:

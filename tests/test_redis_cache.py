@@ -19,12 +19,12 @@ from backends import PG_URL, REDIS_URL, ScratchLayeredStore, ensure_cluster, lay
 from unimem import MemoryEntry, UnifiedMemoryService
 from unimem import service as service_module
 from unimem.ids import new_id
-from unimem.stores import keys
-from unimem.stores import redis_scripts as lua
 from unimem.stores.layered import LayeredStore
-from unimem.stores.postgres import PostgresStore
-from unimem.stores.redis import RedisSessionCache, redis_client_from_url
-from unimem.stores.spec_faces import RedisMemoryStore
+from unimem.stores.postgres.store import PostgresStore
+from unimem.stores.redis import keys
+from unimem.stores.redis import scripts as lua
+from unimem.stores.redis.cache import RedisSessionCache, redis_client_from_url
+from unimem.stores.spec_stores import RedisMemoryStore
 
 pytestmark = [pytest.mark.redis, pytest.mark.postgres]
 
@@ -372,8 +372,8 @@ WRITER = textwrap.dedent(
     import asyncio, sys
     from unimem import MemoryEntry, UnifiedMemoryService
     from unimem.stores.layered import LayeredStore
-    from unimem.stores.postgres import PostgresStore
-    from unimem.stores.redis import RedisSessionCache, redis_client_from_url
+    from unimem.stores.postgres.store import PostgresStore
+    from unimem.stores.redis.cache import RedisSessionCache, redis_client_from_url
 
     async def main(dsn, schema, redis_url, prefix, tag):
         cache = RedisSessionCache(redis_client_from_url(redis_url, timeout=5), prefix=prefix)

@@ -14,7 +14,7 @@ import pytest
 from backends import SERVERS, ScratchLayeredStore, fresh_name, pg_store, pick_ports
 from unimem import MemoryEntry, UnifiedMemoryService
 from unimem.stores.layered import CACHE_DEGRADATION
-from unimem.stores.redis import RedisSessionCache, redis_client_from_url
+from unimem.stores.redis.cache import RedisSessionCache, redis_client_from_url
 
 pytestmark = [pytest.mark.redis, pytest.mark.postgres, pytest.mark.slow]
 

@@ -14,12 +14,12 @@ import redis.asyncio as aioredis
 import redis.exceptions as rexc
 
 from backends import REDIS_URL, SERVERS, pick_ports
-from unimem.stores.redis import (
+from unimem.stores.redis.cache import (
     RedisSessionCache,
     SessionCacheUnavailableError,
     redis_client_from_url,
 )
-from unimem.stores.redis_wire import (
+from unimem.stores.redis.wire import (
     DEFAULT_CONNECT_TIMEOUT,
     Arg,
     RedisWire,
@@ -62,7 +62,7 @@ def test_pack_commands_is_resp() -> None:
 
 def test_pack_commands_without_hiredis_packing(monkeypatch: pytest.MonkeyPatch) -> None:
     """An older hiredis (no pack_command): the Python packer writes the same bytes."""
-    from unimem.stores import redis_wire
+    from unimem.stores.redis import wire as redis_wire
 
     commands = [("SET", "k", "é"), ("INCRBY", b"k2", 7), ("X", 1.5)]
     packed = pack_commands(commands)
@@ -94,7 +94,7 @@ def test_pack_commands_packs_what_hiredis_refuses_as_before() -> None:
 def test_a_memoryview_packs_alike_with_or_without_hiredis(monkeypatch: pytest.MonkeyPatch) -> None:
     """hiredis packs a memoryview as its bytes (as redis-py does); so does the
     Python packer, rather than refusing what hiredis took."""
-    from unimem.stores import redis_wire
+    from unimem.stores.redis import wire as redis_wire
 
     command = ("SET", "k", memoryview(b"\x00ab"))
     expected = b"*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$3\r\n\x00ab\r\n"

@@ -12,8 +12,8 @@ from backends import PG_URL, REDIS_URL, drop_schema, ensure_cluster, pg_store, r
 from unimem import ConfigurationError, MemoryEntry, UnifiedMemoryService
 from unimem.stores import SQLiteStore
 from unimem.stores.layered import LayeredStore
-from unimem.stores.postgres import PostgresStore
-from unimem.stores.redis import redis_client_from_url
+from unimem.stores.postgres.store import PostgresStore
+from unimem.stores.redis.cache import redis_client_from_url
 
 pytestmark = [pytest.mark.redis, pytest.mark.postgres]
 

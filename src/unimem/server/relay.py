@@ -13,11 +13,11 @@ with listeners of its own never delivers its own messages twice.
 A listener counts as subscribed (the socket's ``ready``) once Redis confirmed
 the subscription, so nothing published after ``ready`` is missed. Channels are
 not keys (pub/sub has its own namespace), so they are named here rather than
-in :mod:`unimem.stores.keys`. Pub/sub is at-most-once: a client that
+in :mod:`unimem.stores.redis.keys`. Pub/sub is at-most-once: a client that
 reconnects reads what it missed from ``/history``.
 
 Publishing is on the write path of every turn, so on a plain Redis (TCP or a
-Unix socket, RESP2) it goes through a :class:`~unimem.stores.redis_wire.RedisWire`
+Unix socket, RESP2) it goes through a :class:`~unimem.stores.redis.wire.RedisWire`
 of the relay's own: ``publish`` writes the ``PUBLISH`` on it at once, with no
 task switch and none of redis-py's per-command machinery, and a callback
 notes the reply. The connection is not the session cache's: a relay backlog
@@ -57,7 +57,7 @@ from ..encoding import model_json
 from ..errors import UnimemError
 from ..live import LiveBus, LiveMessage
 from ..models import MemoryEntry, MemoryEvent, entry_from_json, event_from_json
-from ..stores.redis_wire import RedisWire, pack_commands
+from ..stores.redis.wire import RedisWire, pack_commands
 
 __all__ = ["DEFAULT_CHANNEL_PREFIX", "RedisLiveBus"]
 

@@ -46,7 +46,7 @@ from .base import (
     PhiGuard,
     SettingsGuard,
 )
-from .redis import (
+from .redis.cache import (
     EVENT_KEEP,
     RedisSessionCache,
     SessionCacheUnavailableError,

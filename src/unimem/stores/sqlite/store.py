@@ -16,8 +16,8 @@ from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
 
-from ..errors import SchemaError, StoreUnavailableError
-from ..models import (
+from ...errors import SchemaError, StoreUnavailableError
+from ...models import (
     MemoryEntry,
     MemoryEvent,
     MemorySettings,
@@ -26,7 +26,7 @@ from ..models import (
     event_from_json,
     session_from_json,
 )
-from .base import (
+from ..base import (
     AppendResult,
     ContextSnapshot,
     PhiGuard,
@@ -36,7 +36,7 @@ from .base import (
     plan_entry,
     plan_event,
 )
-from .sqlite_layers import SQLiteLayers
+from .user_data import SQLiteLayers
 
 __all__ = ["SQLiteStore"]
 
@@ -143,7 +143,7 @@ class SQLiteStore(SQLiteLayers):
     """Durable embedded store in one SQLite file.
 
     The later layers (facts, summaries, deletion, sweep, export, audit) live in
-    :class:`~unimem.stores.sqlite_layers.SQLiteLayers`.
+    :class:`~unimem.stores.sqlite.user_data.SQLiteLayers`.
     """
 
     def __init__(self, path: str | Path, *, migrate: bool = True, durable_fsync: bool = False):

@@ -10,7 +10,7 @@ rebuilds them from the durable store. A rebuild installs its snapshot only if
 no write touched the session while it was reading (the ``rebuild`` token,
 which every write to a cold session deletes).
 
-All keys come from :mod:`unimem.stores.keys`; every script touches the keys of
+All keys come from :mod:`unimem.stores.redis.keys`; every script touches the keys of
 one session or of one user, so one slot in Redis Cluster.
 """
 
@@ -28,9 +28,9 @@ from redis.asyncio.cluster import RedisCluster
 from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
 
-from ..encoding import model_json
-from ..errors import ConfigurationError, StoreUnavailableError
-from ..models import (
+from ...encoding import model_json
+from ...errors import ConfigurationError, StoreUnavailableError
+from ...models import (
     MemoryEntry,
     MemoryEvent,
     SessionInfo,
@@ -38,10 +38,10 @@ from ..models import (
     entries_from_json_array,
     session_from_json,
 )
+from ..base import RECENT_SCAN
 from . import keys as k
-from . import redis_scripts as lua
-from .base import RECENT_SCAN
-from .redis_wire import RedisWire, pack_transaction
+from . import scripts as lua
+from .wire import RedisWire, pack_transaction
 
 __all__ = [
     "RedisSessionCache",

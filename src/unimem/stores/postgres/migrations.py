@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import asyncpg
 
-from ..errors import SchemaError
+from ...errors import SchemaError
 
 __all__ = ["MIGRATIONS", "SCHEMA_VERSION", "apply_migrations", "schema_version"]
 

@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Any
 import asyncpg
 import orjson
 
-from ..errors import InvalidInputError
-from ..models import (
+from ...errors import InvalidInputError
+from ...models import (
     AuditRecord,
     Fact,
     MemoryEntry,
@@ -26,7 +26,7 @@ from ..models import (
     entry_from_json,
     session_from_json,
 )
-from .base import RECENT_SCAN, DeleteScope, apply_entry_changes
+from ..base import RECENT_SCAN, DeleteScope, apply_entry_changes
 
 __all__ = ["LaterLayersMixin"]
 

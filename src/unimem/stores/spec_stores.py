@@ -16,10 +16,10 @@ from typing import cast
 
 from ..errors import SessionNotFoundError
 from ..models import MemoryEntry, entry_from_json
-from . import keys as k
 from .base import DeleteScope
 from .postgres import PostgresStore
-from .redis import UNAVAILABLE, RedisClient, RedisSessionCache, unavailable
+from .redis import keys as k
+from .redis.cache import UNAVAILABLE, RedisClient, RedisSessionCache, unavailable
 
 __all__ = ["PostgresMemoryStore", "RedisMemoryStore"]
 

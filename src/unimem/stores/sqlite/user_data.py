@@ -9,8 +9,8 @@ from contextlib import AbstractContextManager, suppress
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from ..errors import InvalidInputError
-from ..models import (
+from ...errors import InvalidInputError
+from ...models import (
     AuditRecord,
     Fact,
     MemoryEntry,
@@ -20,7 +20,7 @@ from ..models import (
     event_from_json,
     session_from_json,
 )
-from .base import RECENT_SCAN, DeleteScope, apply_entry_changes
+from ..base import RECENT_SCAN, DeleteScope, apply_entry_changes
 
 __all__ = ["SQLiteLayers"]
 

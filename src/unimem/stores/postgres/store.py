@@ -30,9 +30,9 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import asyncpg
 
-from ..encoding import model_json
-from ..errors import ConfigurationError, StoreUnavailableError
-from ..models import (
+from ...encoding import model_json
+from ...errors import ConfigurationError, StoreUnavailableError
+from ...models import (
     MemoryEntry,
     MemoryEvent,
     MemorySettings,
@@ -41,7 +41,7 @@ from ..models import (
     event_from_json,
     session_from_json,
 )
-from .base import (
+from ..base import (
     AppendResult,
     ContextSnapshot,
     PhiGuard,
@@ -51,8 +51,8 @@ from .base import (
     plan_entry,
     plan_event,
 )
-from .pg_later import LaterLayersMixin
-from .pg_migrations import SCHEMA_VERSION, apply_migrations, schema_version
+from .migrations import SCHEMA_VERSION, apply_migrations, schema_version
+from .user_data import LaterLayersMixin
 
 __all__ = ["PostgresStore"]
 
@@ -356,7 +356,7 @@ class PostgresStore(LaterLayersMixin):
             return await schema_version(conn)
 
     async def _check_schema(self) -> None:
-        from ..errors import SchemaError
+        from ...errors import SchemaError
 
         version = await self.schema_version()
         if version != SCHEMA_VERSION:

@@ -1,0 +1,7 @@
+"""The SQLite backend: the embedded default durable store."""
+
+from __future__ import annotations
+
+from .store import SQLiteStore
+
+__all__ = ["SQLiteStore"]
