@@ -158,9 +158,11 @@ class Http1(asyncio.Protocol):
 
 
 @asynccontextmanager
-async def serve(env_extra: dict[str, str], *, floor: bool = False) -> AsyncIterator[int]:
+async def serve(
+    env_extra: dict[str, str], *, floor: bool = False
+) -> AsyncIterator[tuple[int, int]]:
     """`unimem serve` (or, with ``floor``, a bare uvicorn app answering ``{}``)
-    in a subprocess on 127.0.0.1; yields its port."""
+    in a subprocess on 127.0.0.1; yields its port and process id."""
     port = free_port()
     env = {**os.environ, "UNIMEM_JWT_SECRET": SECRET, "UNIMEM_RATE_LIMIT": "off", **env_extra}
     if floor:
@@ -191,7 +193,7 @@ async def serve(env_extra: dict[str, str], *, floor: bool = False) -> AsyncItera
             if status == 200:
                 break
             await asyncio.sleep(0.1)
-        yield port
+        yield port, proc.pid
     finally:
         proc.terminate()
         try:
@@ -254,12 +256,21 @@ async def run_client(
         http.close()
 
 
-async def measure(port: int, ops: int) -> dict[str, float]:
+def cpu_seconds(pid: int) -> float:
+    """User plus system CPU time of process ``pid`` so far (Linux ``/proc``)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+async def measure(port: int, pid: int, ops: int) -> dict[str, float]:
     tag = uuid.uuid4().hex[:8]
     a1: list[float] = []
     c1: list[float] = []
     t1: list[float] = []
+    cpu0 = cpu_seconds(pid)
     await run_client(port, f"bench-{tag}-solo", ops, a1, c1, t1)
+    # the server's CPU per request at concurrency 1 (warm-up requests included)
+    cpu_ms = (cpu_seconds(pid) - cpu0) * 1000 / (len(a1) + len(c1) + len(t1) + 20)
     print(f"  concurrency 1 done: append p50 {statistics.median(a1):.2f} ms", file=sys.stderr)
     a32: list[float] = []
     c32: list[float] = []
@@ -279,6 +290,7 @@ async def measure(port: int, ops: int) -> dict[str, float]:
         "c32_context_p99": pct(c32, 0.99),
         "typed_p50": statistics.median(t1),
         "typed_p99": pct(t1, 0.99),
+        "cpu_ms": cpu_ms,
     }
 
 
@@ -308,13 +320,13 @@ async def main() -> None:
     for backend in args.backends.split(","):
         print(f"{backend}: running", file=sys.stderr)
         if backend == "floor":
-            async with serve({}, floor=True) as port:
-                rows.append(("http floor", await measure(port, args.ops)))
+            async with serve({}, floor=True) as (port, pid):
+                rows.append(("http floor", await measure(port, pid, args.ops)))
         elif backend == "sqlite":
             with tempfile.TemporaryDirectory() as tmp:
                 env = {"UNIMEM_DATABASE_URL": f"sqlite:///{Path(tmp) / 'bench.db'}"}
-                async with serve(env) as port:
-                    rows.append((backend, await measure(port, args.ops)))
+                async with serve(env) as (port, pid):
+                    rows.append((backend, await measure(port, pid, args.ops)))
         elif backend == "redis+postgres":
             if not (reachable(5432) and reachable(6379)):
                 print("redis+postgres: skipped, PostgreSQL or Redis not on loopback")
@@ -326,8 +338,8 @@ async def main() -> None:
                 "UNIMEM_SESSION_TTL": "600",
             }
             try:
-                async with serve(env) as port:
-                    rows.append((backend, await measure(port, args.ops)))
+                async with serve(env) as (port, pid):
+                    rows.append((backend, await measure(port, pid, args.ops)))
             finally:
                 await drop()
         else:
@@ -336,13 +348,13 @@ async def main() -> None:
     print(f"\nunimem over HTTP, loopback, 200-char messages, {args.ops} ops at concurrency 1")
     print(
         f"{'backend':<16}{'append p50':>11}{'p99':>8}{'context p50':>13}{'p99':>8}"
-        f"{'c32 req/s':>11}{'c32 app p99':>13}{'c32 ctx p99':>13}   (ms)"
+        f"{'c32 req/s':>11}{'c32 app p99':>13}{'c32 ctx p99':>13}{'CPU/req':>9}   (ms)"
     )
     for name, r in rows:
         print(
             f"{name:<16}{r['append_p50']:>11.2f}{r['append_p99']:>8.2f}{r['context_p50']:>13.2f}"
             f"{r['context_p99']:>8.2f}{r['c32_rps']:>11.0f}{r['c32_append_p99']:>13.1f}"
-            f"{r['c32_context_p99']:>13.1f}"
+            f"{r['c32_context_p99']:>13.1f}{r['cpu_ms']:>9.2f}"
         )
     print("\ntyped turns (no language given: unimem detects it), concurrency 1, ms p50, p99:")
     for name, r in rows:

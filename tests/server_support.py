@@ -15,7 +15,6 @@ import uvicorn
 from fastapi import FastAPI
 
 from unimem.server import ServerSettings, create_app, issue_token
-from unimem.server.http import OneWriteHttpProtocol
 
 SECRET = "test-secret-" + "s" * 40
 
@@ -69,7 +68,6 @@ async def running_server(app: FastAPI) -> AsyncIterator[str]:
         port=port,
         log_level="warning",
         lifespan="on",
-        http=OneWriteHttpProtocol,  # as `unimem serve` runs it
     )
     server = uvicorn.Server(config)
     task = asyncio.create_task(server.serve())

@@ -202,14 +202,9 @@ def serve(
     click.echo(f"  telemetry {_telemetry_line()}", err=True)
     shown = f"[{host}]" if ":" in host else host
     click.echo(f"  listening http://{shown}:{port}  (docs at /docs)", err=True)
-    from .server.http import OneWriteHttpProtocol
-
     uvicorn.run(
         "unimem.server.app:create_app",
         factory=True,
-        # uvicorn's httptools protocol, sending a response's head and body in
-        # one write (server/http.py)
-        http=OneWriteHttpProtocol,
         host=host,
         port=port,
         workers=workers,
