@@ -1,8 +1,7 @@
 """The HTTP layer's JSON writer gives byte for byte what pydantic's
 ``model_dump_json`` gives, for every model it writes and any value in them:
 generated entries and contexts, fields out of order, values orjson cannot
-write or would write differently (which go to pydantic), and the responses'
-headers against Starlette's."""
+write or would write differently (which go to pydantic)."""
 
 from __future__ import annotations
 
@@ -22,7 +21,6 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel
-from starlette.responses import Response
 
 from unimem import encoding as encode
 from unimem.encoding import model_json, models_json
@@ -41,7 +39,7 @@ from unimem.models import (
     Summary,
 )
 from unimem.server.schemas import LlmContextOut, SessionPage, Status
-from unimem.server.sessions import JsonBytesResponse, TtlOut, json_response
+from unimem.server.sessions import TtlOut
 
 NOW = datetime(2026, 11, 30, 7, 54, 14, 881829, tzinfo=UTC)
 
@@ -384,26 +382,6 @@ def test_other_models_of_the_api_are_written_as_pydantic_writes_them() -> None:
         assert_same(model)
     assert ours(models_json, models) == b"[" + b",".join(map(pydantic_json, models)) + b"]"
     assert ours(models_json, []) == b"[]"
-
-
-@pytest.mark.parametrize("status", [200, 201, 202, 204, 304, 101, 404])
-def test_json_responses_carry_starlettes_headers(status: int) -> None:
-    content = b'{"a":1}'
-    ours_ = JsonBytesResponse(content, status)
-    theirs = Response(content, status_code=status, media_type="application/json")
-    assert ours_.raw_headers == theirs.raw_headers
-    assert (ours_.status_code, ours_.body, ours_.background) == (
-        theirs.status_code,
-        theirs.body,
-        theirs.background,
-    )
-    assert dict(ours_.headers) == dict(theirs.headers)
-
-
-def test_json_response_writes_models_and_lists() -> None:
-    item = entry()
-    assert json_response(item, 201).body == pydantic_json(item)
-    assert json_response([item, item]).body == b"[%s,%s]" % ((pydantic_json(item),) * 2)
 
 
 def test_ordinary_contexts_take_the_fast_writer() -> None:

@@ -30,7 +30,6 @@ from ..service import UnifiedMemoryService
 from . import live, me, ops, reply, sessions
 from .auth import Authenticator, RateLimiter
 from .errors import install_error_handlers
-from .fastpath import FastPathMiddleware
 from .metrics import Metrics, TimedStore
 from .middleware import BodyLimitMiddleware, LoopbackOnlyMiddleware, MetricsMiddleware
 from .relay import RedisLiveBus
@@ -256,8 +255,7 @@ def create_app(
     app.include_router(reply.router)
     app.include_router(live.router)
 
-    # Innermost first: the fast path runs inside the body limit and the metrics.
-    app.add_middleware(FastPathMiddleware)
+    # Innermost first: the body limit runs inside the metrics.
     app.add_middleware(BodyLimitMiddleware, limit=settings.max_body_bytes)
     app.add_middleware(MetricsMiddleware, metrics=metrics)
     if settings.local_mode:

@@ -10,7 +10,8 @@ from fastapi import APIRouter, Query, Response
 from ..models import DeletionReceipt, MemoryEvent, MemorySettings
 from .deps import ServiceDep, UserDep
 from .errors import ERROR_RESPONSES
-from .sessions import ID_PATTERN, json_response
+from .responses import ModelResponse
+from .sessions import ID_PATTERN
 
 __all__ = ["MEMORY_DELETED", "router"]
 
@@ -28,7 +29,7 @@ router = APIRouter(prefix="/v1/me", tags=["me"], responses=ERROR_RESPONSES)
 )
 async def get_settings(service: ServiceDep, user: UserDep) -> Response:
     """Defaults until the caller sets any."""
-    return json_response(await service.get_settings(user))
+    return ModelResponse(await service.get_settings(user))
 
 
 @router.put(
@@ -39,7 +40,7 @@ async def get_settings(service: ServiceDep, user: UserDep) -> Response:
 )
 async def put_settings(body: MemorySettings, service: ServiceDep, user: UserDep) -> Response:
     """Replace the settings; fields left out take their defaults."""
-    return json_response(await service.update_settings(user, body))
+    return ModelResponse(await service.update_settings(user, body))
 
 
 @router.delete(
@@ -78,7 +79,7 @@ async def delete_memory(
             data={"scope": scope},
         )
         service.live.publish(sid, "event", notice)
-    return json_response(receipt)
+    return ModelResponse(receipt)
 
 
 @router.get(

@@ -17,11 +17,7 @@ from ..errors import AuthError, ContentTooLargeError, InvalidInputError
 from .errors import error_response
 from .metrics import Metrics
 
-__all__ = ["BODY_KEY", "BodyLimitMiddleware", "LoopbackOnlyMiddleware", "MetricsMiddleware"]
-
-#: Where ``BodyLimitMiddleware`` leaves the body it read, in the scope, for the
-#: fast path just inside it (which then need not take it from ``receive``).
-BODY_KEY = "unimem.body"
+__all__ = ["BodyLimitMiddleware", "LoopbackOnlyMiddleware", "MetricsMiddleware"]
 
 
 class BodyLimitMiddleware:
@@ -73,7 +69,6 @@ class BodyLimitMiddleware:
                 )
                 await error_response(error)(scope, receive, send)
                 return
-        scope[BODY_KEY] = body
         sent = False
 
         async def replay() -> Message:

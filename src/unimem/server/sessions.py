@@ -10,7 +10,6 @@ from fastapi import APIRouter, Path, Query, Response
 from pydantic import BaseModel
 
 from ..config import MemoryConfig
-from ..encoding import model_json, models_json
 from ..errors import SessionNotFoundError
 from ..models import (
     ConversationContext,
@@ -22,6 +21,7 @@ from ..models import (
 )
 from .deps import MetricsDep, ServiceDep, UserDep
 from .errors import ERROR_RESPONSES
+from .responses import ModelResponse
 from .schemas import (
     EventIn,
     InterruptedIn,
@@ -32,7 +32,7 @@ from .schemas import (
     SessionPage,
 )
 
-__all__ = ["ID_PATTERN", "JsonBytesResponse", "SessionId", "json_response", "router"]
+__all__ = ["ID_PATTERN", "SessionId", "router"]
 
 ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}$"
 _LIMITS = MemoryConfig()
@@ -43,30 +43,6 @@ SessionId = Annotated[
 EntryId = Annotated[str, Path(min_length=1, max_length=128, pattern=ID_PATTERN)]
 
 router = APIRouter(prefix="/v1", tags=["sessions"], responses=ERROR_RESPONSES)
-
-
-def json_response(body: BaseModel | list[BaseModel], status: int = 200) -> Response:
-    """Serialize library models straight to JSON bytes, exactly as pydantic
-    writes them (:mod:`unimem.encoding`), skipping FastAPI's re-validation of models the
-    service just built."""
-    content = models_json(body) if isinstance(body, list) else model_json(body)
-    return JsonBytesResponse(content, status)
-
-
-class JsonBytesResponse(Response):
-    """An ``application/json`` response of ready bytes: the headers Starlette's
-    ``Response(content, status, media_type="application/json")`` sends, built
-    without its general path."""
-
-    media_type = "application/json"
-
-    def __init__(self, content: bytes, status_code: int = 200) -> None:
-        self.status_code = status_code
-        self.background = None
-        self.body = content
-        self.raw_headers = [(b"content-type", b"application/json")]
-        if status_code >= 200 and status_code not in (204, 304):
-            self.raw_headers.insert(0, (b"content-length", str(len(content)).encode("latin-1")))
 
 
 @router.post(
@@ -87,7 +63,7 @@ async def add_entry(
     ``detected_language``, ``language_switched``, ``phi_detected`` set). Re-sending
     the same ``id`` returns the stored entry unchanged."""
     stored = await service.add_entry(session_id, entry, user, trigger=trigger)
-    return json_response(stored, 201)
+    return ModelResponse(stored, 201)
 
 
 @router.get(
@@ -106,12 +82,10 @@ async def get_context(
 ) -> Response:
     """The last messages with the session's mode, language, switches and RAG context.
     An unknown session gives an empty context."""
-    body, degradations = await service.get_context_json(
-        session_id, max_messages, include_rag, user_id=user
-    )
-    if degradations:
-        metrics.count_degradations(degradations)
-    return JsonBytesResponse(body)
+    context = await service.get_context(session_id, max_messages, include_rag, user_id=user)
+    if context.degradations:
+        metrics.count_degradations(context.degradations)
+    return ModelResponse(context)
 
 
 @router.get(
@@ -131,7 +105,7 @@ async def get_history(
     entries = await service.get_history(
         session_id, max_messages, before_seq=before_seq, user_id=user
     )
-    return json_response(list(entries))
+    return ModelResponse(entries)
 
 
 @router.get(
@@ -142,7 +116,7 @@ async def get_history(
 )
 async def get_session(session_id: SessionId, service: ServiceDep, user: UserDep) -> Response:
     """Owner, times, current mode and language, counts."""
-    return json_response(await service.get_session(session_id, user_id=user))
+    return ModelResponse(await service.get_session(session_id, user_id=user))
 
 
 @router.post(
@@ -157,7 +131,7 @@ async def add_event(
 ) -> Response:
     """Record an event on the session's timeline."""
     event = await service.add_event(session_id, body.event_type, body.data, user_id=user)
-    return json_response(event, 201)
+    return ModelResponse(event, 201)
 
 
 @router.get(
@@ -175,7 +149,7 @@ async def get_events(
 ) -> Response:
     """The last ``limit`` events, of ``event_type`` when given."""
     events = await service.get_events(session_id, event_type or None, limit, user_id=user)
-    return json_response(list(events))
+    return ModelResponse(events)
 
 
 @router.post(
@@ -191,7 +165,7 @@ async def mode_switch(
     context = await service.handle_mode_switch(
         session_id, body.from_mode, body.to_mode, user_id=user
     )
-    return json_response(context)
+    return ModelResponse(context)
 
 
 @router.post(
@@ -208,7 +182,7 @@ async def language_switch(
     event = await service.track_language_switch(
         session_id, body.from_language, body.to_language, body.trigger, user_id=user
     )
-    return json_response(event, 201)
+    return ModelResponse(event, 201)
 
 
 @router.post(
@@ -244,7 +218,7 @@ async def llm_context(
         degradations=degradations,
         summary_used=bool(getattr(built, "summary_used", False)),
     )
-    return json_response(out)
+    return ModelResponse(out)
 
 
 @router.post(
@@ -262,7 +236,7 @@ async def mark_interrupted(
 ) -> Response:
     """Keep only what was actually spoken of an interrupted assistant entry."""
     entry = await service.mark_interrupted(session_id, entry_id, body.spoken_text, user_id=user)
-    return json_response(entry)
+    return ModelResponse(entry)
 
 
 class TtlOut(BaseModel):
@@ -283,7 +257,7 @@ async def extend_ttl(session_id: SessionId, service: ServiceDep, user: UserDep) 
     expire). An unknown session, or another user's, is 404."""
     if not await service.extend_ttl(session_id, user_id=user):
         raise SessionNotFoundError(f"no session {session_id!r} for this user")
-    return json_response(TtlOut(session_id=session_id, extended=True))
+    return ModelResponse(TtlOut(session_id=session_id, extended=True))
 
 
 @router.post(
@@ -294,7 +268,7 @@ async def extend_ttl(session_id: SessionId, service: ServiceDep, user: UserDep) 
 )
 async def close_session(session_id: SessionId, service: ServiceDep, user: UserDep) -> Response:
     """No more writes; the history stays readable."""
-    return json_response(await service.close_session(session_id, user_id=user))
+    return ModelResponse(await service.close_session(session_id, user_id=user))
 
 
 @router.get(
@@ -319,4 +293,4 @@ async def list_sessions(
         offset=offset,
         next_offset=offset + limit if more else None,
     )
-    return json_response(page)
+    return ModelResponse(page)
