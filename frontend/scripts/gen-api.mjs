@@ -4,8 +4,10 @@
 //   npm run gen:api -- http://127.0.0.1:8000/openapi.json
 //   npm run gen:api -- --check            # fail if schema.ts is out of date
 //
-// The generated file is committed; src/api/types.ts checks at compile time
-// that the UI's types agree with it, so an API change breaks `npm run build`.
+// The generated file is committed. src/api/client.ts calls the API through
+// openapi-fetch typed by it and src/api/models.ts names its schemas, so an API
+// change the UI does not follow breaks `npm run build`; scripts/frontend-test
+// runs --check first and fails when the file is stale.
 
 import { execFileSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";

@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 
 import { ApiClient } from "./api/client";
-import type { ServerConfig } from "./api/types";
+import type { ServerConfig } from "./api/models";
 import { ChatHistory } from "./components/ChatHistory";
 import { ChatInput } from "./components/ChatInput";
 import { ContextInspector } from "./components/ContextInspector";

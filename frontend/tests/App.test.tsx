@@ -112,7 +112,7 @@ describe("App", () => {
     unmount();
 
     window.localStorage.setItem("unimem.token", "tok-123");
-    const fetchSpy = vi.spyOn(globalThis, "fetch").mockImplementation(server.fetch);
+    const fetchSpy = vi.spyOn(globalThis, "fetch").mockImplementation((input) => server.fetch(input as Request));
     render(<App WebSocketImpl={asWebSocket} />);
     await user.type(await screen.findByLabelText("Message"), "hello{Enter}");
     await waitFor(() => expect(server.entries).toHaveLength(1));

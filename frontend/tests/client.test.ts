@@ -75,3 +75,22 @@ describe("ApiClient", () => {
     );
   });
 });
+
+describe("ApiClient typing", () => {
+  it("is typed by the server's OpenAPI document (src/api/schema.ts)", async () => {
+    const server = new FakeServer();
+    const client = new ApiClient({ fetchImpl: server.fetch });
+    // `npm run build` type-checks these lines: each must be a compile error.
+    // @ts-expect-error: the server has no such route
+    await client.http.GET("/v1/no-such-route").catch(() => undefined);
+    // @ts-expect-error: a mode is "voice" or "text"
+    await client.addEntry("s1", { role: "user", content: "x", mode: "video" }).catch(() => undefined);
+    // @ts-expect-error: the history route needs its session id
+    await client.http.GET("/v1/sessions/{session_id}/history", {}).catch(() => undefined);
+    // Typed calls reach the server's paths, with query parameters encoded.
+    await client.http.GET("/v1/sessions/{session_id}/history", {
+      params: { path: { session_id: "a b" }, query: { max_messages: 5 } },
+    });
+    expect(server.requests.at(-1)?.path).toBe("/v1/sessions/a%20b/history?max_messages=5");
+  });
+});

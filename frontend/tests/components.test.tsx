@@ -3,7 +3,7 @@ import userEvent from "@testing-library/user-event";
 import { describe, expect, it, vi } from "vitest";
 
 import { ApiClient } from "../src/api/client";
-import type { Mode } from "../src/api/types";
+import type { Mode } from "../src/api/models";
 import { ChatHistory } from "../src/components/ChatHistory";
 import { ContextInspector } from "../src/components/ContextInspector";
 import { ModeSwitch } from "../src/components/ModeSwitch";
@@ -122,6 +122,7 @@ describe("ContextInspector", () => {
       ],
       token_count: 57,
       degradations: ["passages:3"],
+      summary_used: false,
     }));
     render(<ContextInspector inspect={inspect} defaultQuery="and the dose?" />);
     await userEvent.click(screen.getByRole("button", { name: "Show context" }));

@@ -7,7 +7,7 @@
  * assert on what the UI sent. `FakeWebSocket` lets a test push live frames.
  */
 
-import type { MemoryEntry, MemoryEvent, MemorySettings } from "../src/api/types";
+import type { MemoryEntry, MemoryEvent, MemorySettings } from "../src/api/models";
 
 export interface Recorded {
   method: string;
@@ -76,11 +76,16 @@ export class FakeServer {
   /** When set, the server has an assistant: `/v1/config` says so and `/reply` streams these pieces. */
   replyPieces: string[] | null = null;
 
-  fetch = async (input: RequestInfo | URL, init: RequestInit = {}): Promise<Response> => {
-    const url = new URL(String(input), "http://test.local");
-    const method = (init.method ?? "GET").toUpperCase();
-    const body = typeof init.body === "string" ? (JSON.parse(init.body) as unknown) : undefined;
-    const headers = { ...(init.headers as Record<string, string> | undefined) };
+  fetch = async (request: Request): Promise<Response> => {
+    const url = new URL(request.url);
+    const method = request.method.toUpperCase();
+    const text = await request.text();
+    const body = text ? (JSON.parse(text) as unknown) : undefined;
+    // Header names as the UI spells them (a Request lowercases them).
+    const headers: Record<string, string> = {};
+    request.headers.forEach((value, name) => {
+      headers[name.replace(/(^|-)([a-z])/g, (_, dash: string, c: string) => dash + c.toUpperCase())] = value;
+    });
     this.requests.push({ method, path: url.pathname + url.search, body, headers });
     if (this.requireToken !== null && headers.Authorization !== `Bearer ${this.requireToken}`) {
       return json({ code: "auth_error", message: "missing credentials" }, 401);

@@ -55,11 +55,11 @@ describe("streamReply", () => {
 
   it("resolves to null when the caller aborts (barge-in)", async () => {
     const controller = new AbortController();
-    const fetchImpl = async (_: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
+    const fetchImpl = async (request: Request): Promise<Response> => {
       const body = new ReadableStream<Uint8Array>({
         start(stream) {
           stream.enqueue(new TextEncoder().encode('event: delta\ndata: {"text":"Once"}\n\n'));
-          init?.signal?.addEventListener("abort", () => stream.error(new DOMException("aborted", "AbortError")));
+          request.signal.addEventListener("abort", () => stream.error(new DOMException("aborted", "AbortError")));
         },
       });
       return new Response(body, { status: 200 });

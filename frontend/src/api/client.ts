@@ -1,15 +1,20 @@
 /**
- * A small typed client of the unimem HTTP API (`/v1`).
+ * The unimem HTTP API (`/v1`) for the UI, typed by the server's OpenAPI
+ * document: requests go through `openapi-fetch` over the generated `schema.ts`,
+ * so a path, parameter or body the server does not accept fails to compile.
  *
  * Every method resolves to the server's JSON or rejects with an `ApiError`
  * carrying the HTTP status and the server's error code and field, so the UI
  * can tell "log in" (401) from "fix this field" (422) from "server down".
  */
 
+import createClient, { type Client } from "openapi-fetch";
+
 import type {
   ConversationContext,
   DeleteScope,
   DeletionReceipt,
+  Health,
   LlmContext,
   LlmContextRequest,
   MemoryEntry,
@@ -19,8 +24,11 @@ import type {
   NewEntry,
   ReplyRequest,
   ServerConfig,
+  SessionPage,
+  Stored,
   SwitchTrigger,
-} from "./types";
+} from "./models";
+import type { paths } from "./schema";
 
 /** One Server-Sent Events block (`event: x` / `data: {...}` lines); null if it has no data. */
 export function parseSseBlock(block: string): { event: string; data: Record<string, unknown> } | null {
@@ -55,98 +63,87 @@ export class ApiError extends Error {
 }
 
 export interface ApiClientOptions {
-  /** Origin (and prefix) of the server; "" means the page's own origin. */
+  /** Origin (and prefix) of the server; defaults to the page's own origin. */
   baseUrl?: string;
   /** The bearer token to send, or null in local mode. Read on every call. */
   getToken?: () => string | null;
   /** Injected in unit tests. */
-  fetchImpl?: typeof fetch;
+  fetchImpl?: (request: Request) => Promise<Response>;
 }
 
-function enc(value: string): string {
-  return encodeURIComponent(value);
-}
-
-/** Pull code/message/field out of the server's error body, whatever its nesting. */
-async function toApiError(response: Response): Promise<ApiError> {
+/** Code/message/field out of an error body (`ErrorBody`, or FastAPI's `{detail}`). */
+function toApiError(response: Response, body: unknown): ApiError {
   let code = `http_${response.status}`;
   let message = response.statusText || `HTTP ${response.status}`;
   let field: string | null = null;
-  try {
-    const body: unknown = await response.json();
-    if (body && typeof body === "object") {
-      const record = body as Record<string, unknown>;
-      const inner = (
-        record.error && typeof record.error === "object" ? record.error : record
-      ) as Record<string, unknown>;
-      if (typeof inner.code === "string") code = inner.code;
-      if (typeof inner.message === "string") message = inner.message;
-      else if (typeof inner.detail === "string") message = inner.detail;
-      if (typeof inner.field === "string") field = inner.field;
-    }
-  } catch {
-    // Not JSON (a proxy's HTML error page): keep the status text.
+  if (body && typeof body === "object") {
+    const record = body as Record<string, unknown>;
+    const inner = (
+      record.error && typeof record.error === "object" ? record.error : record
+    ) as Record<string, unknown>;
+    if (typeof inner.code === "string") code = inner.code;
+    if (typeof inner.message === "string") message = inner.message;
+    else if (typeof inner.detail === "string") message = inner.detail;
+    if (typeof inner.field === "string") field = inner.field;
   }
+  // Anything else (a proxy's HTML error page): keep the status text.
   return new ApiError(response.status, code, message, field);
 }
 
+function networkError(exc: unknown, what = "cannot reach the unimem server"): ApiError {
+  const reason = exc instanceof Error ? exc.message : String(exc);
+  return new ApiError(0, "network_error", `${what} (${reason})`);
+}
+
+/** What every `openapi-fetch` call resolves to. */
+interface Result<T> {
+  data?: T;
+  error?: unknown;
+  response: Response;
+}
+
+/** Await one call: its data as the server sent it, or an `ApiError`. */
+async function ok<T>(call: Promise<Result<T>>): Promise<Stored<T>> {
+  let result: Result<T>;
+  try {
+    result = await call;
+  } catch (exc) {
+    throw networkError(exc);
+  }
+  if (result.error !== undefined || !result.response.ok) throw toApiError(result.response, result.error);
+  return result.data as Stored<T>;
+}
+
 export class ApiClient {
+  /** The typed `openapi-fetch` client the methods below are written with. */
+  readonly http: Client<paths>;
   private readonly baseUrl: string;
   private readonly getToken: () => string | null;
-  private readonly fetchImpl: typeof fetch;
 
   constructor(options: ApiClientOptions = {}) {
     this.baseUrl = (options.baseUrl ?? "").replace(/\/$/, "");
     this.getToken = options.getToken ?? (() => null);
-    this.fetchImpl = options.fetchImpl ?? ((input, init) => globalThis.fetch(input, init));
-  }
-
-  private headers(json: boolean): Record<string, string> {
-    const headers: Record<string, string> = { Accept: "application/json" };
-    if (json) headers["Content-Type"] = "application/json";
-    const token = this.getToken();
-    if (token) headers.Authorization = `Bearer ${token}`;
-    return headers;
-  }
-
-  private async raw(method: string, path: string, body?: unknown): Promise<Response> {
-    let response: Response;
-    try {
-      response = await this.fetchImpl(`${this.baseUrl}/v1${path}`, {
-        method,
-        headers: this.headers(body !== undefined),
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
-    } catch (exc) {
-      const reason = exc instanceof Error ? exc.message : String(exc);
-      throw new ApiError(0, "network_error", `cannot reach the unimem server (${reason})`);
-    }
-    if (!response.ok) throw await toApiError(response);
-    return response;
-  }
-
-  private async json<T>(method: string, path: string, body?: unknown): Promise<T> {
-    const response = await this.raw(method, path, body);
-    if (response.status === 204) return undefined as T;
-    return (await response.json()) as T;
+    const fetchImpl = options.fetchImpl ?? ((request: Request) => globalThis.fetch(request));
+    // A Request needs an absolute URL: "" is the page's own origin.
+    const origin = this.baseUrl || (globalThis.location?.origin ?? "");
+    this.http = createClient<paths>({ baseUrl: origin, fetch: fetchImpl });
+    this.http.use({
+      onRequest: ({ request }) => {
+        const token = this.getToken();
+        if (token) request.headers.set("Authorization", `Bearer ${token}`);
+        return request;
+      },
+    });
   }
 
   /** `/healthz`: whether the server runs in local mode (no login). */
-  async health(): Promise<{ status: string; local_mode: boolean | null }> {
-    let response: Response;
-    try {
-      response = await this.fetchImpl(`${this.baseUrl}/healthz`, { headers: this.headers(false) });
-    } catch (exc) {
-      const reason = exc instanceof Error ? exc.message : String(exc);
-      throw new ApiError(0, "network_error", `cannot reach the unimem server (${reason})`);
-    }
-    if (!response.ok) throw await toApiError(response);
-    return (await response.json()) as { status: string; local_mode: boolean | null };
+  health(): Promise<Health> {
+    return ok(this.http.GET("/healthz"));
   }
 
   /** `GET /v1/config`: whether an assistant answers turns, and whether auth is on. */
   getConfig(): Promise<ServerConfig> {
-    return this.json("GET", "/config");
+    return ok(this.http.GET("/v1/config"));
   }
 
   /**
@@ -161,22 +158,22 @@ export class ApiClient {
     onDelta: (text: string) => void,
     signal?: AbortSignal,
   ): Promise<MemoryEntry | null> {
-    let response: Response;
+    let result: Result<ReadableStream<Uint8Array> | null>;
     try {
-      response = await this.fetchImpl(`${this.baseUrl}/v1/sessions/${enc(sessionId)}/reply`, {
-        method: "POST",
-        headers: { ...this.headers(true), Accept: "text/event-stream" },
-        body: JSON.stringify(request),
+      result = await this.http.POST("/v1/sessions/{session_id}/reply", {
+        params: { path: { session_id: sessionId } },
+        body: request,
+        headers: { Accept: "text/event-stream" },
+        parseAs: "stream",
         signal,
       });
     } catch (exc) {
       if (signal?.aborted) return null;
-      const reason = exc instanceof Error ? exc.message : String(exc);
-      throw new ApiError(0, "network_error", `cannot reach the unimem server (${reason})`);
+      throw networkError(exc);
     }
-    if (!response.ok) throw await toApiError(response);
-    if (!response.body) throw new ApiError(0, "no_stream", "this browser cannot read a streamed reply");
-    const reader = response.body.getReader();
+    if (result.error !== undefined || !result.response.ok) throw toApiError(result.response, result.error);
+    if (!result.data) throw new ApiError(0, "no_stream", "this browser cannot read a streamed reply");
+    const reader = result.data.getReader();
     const decoder = new TextDecoder();
     let buffer = "";
     let stored: MemoryEntry | null = null;
@@ -201,8 +198,7 @@ export class ApiClient {
     } catch (exc) {
       if (signal?.aborted) return null;
       if (exc instanceof ApiError) throw exc;
-      const reason = exc instanceof Error ? exc.message : String(exc);
-      throw new ApiError(0, "network_error", `the reply stream broke off (${reason})`);
+      throw networkError(exc, "the reply stream broke off");
     }
     if (stored === null) throw new ApiError(502, "llm_error", "the reply stream ended before the reply was stored");
     return stored;
@@ -210,31 +206,56 @@ export class ApiClient {
 
   /** Store one message; resolves to it as stored (id, seq, language, phi flag set). */
   addEntry(sessionId: string, entry: NewEntry): Promise<MemoryEntry> {
-    return this.json("POST", `/sessions/${enc(sessionId)}/entries`, entry);
+    return ok(
+      this.http.POST("/v1/sessions/{session_id}/entries", {
+        params: { path: { session_id: sessionId } },
+        body: entry,
+      }),
+    );
   }
 
   /** The session's last messages (those before `beforeSeq` when paging back), oldest first. */
   getHistory(sessionId: string, maxMessages = 200, beforeSeq?: number): Promise<MemoryEntry[]> {
-    const query = new URLSearchParams({ max_messages: String(maxMessages) });
-    if (beforeSeq !== undefined) query.set("before_seq", String(beforeSeq));
-    return this.json("GET", `/sessions/${enc(sessionId)}/history?${query.toString()}`);
+    return ok(
+      this.http.GET("/v1/sessions/{session_id}/history", {
+        params: {
+          path: { session_id: sessionId },
+          query: { max_messages: maxMessages, before_seq: beforeSeq },
+        },
+      }),
+    );
   }
 
   /** The session's last `limit` events, oldest first. */
   getEvents(sessionId: string, limit = 500): Promise<MemoryEvent[]> {
-    return this.json("GET", `/sessions/${enc(sessionId)}/events?limit=${limit}`);
+    return ok(
+      this.http.GET("/v1/sessions/{session_id}/events", {
+        params: { path: { session_id: sessionId }, query: { limit } },
+      }),
+    );
   }
 
   getContext(sessionId: string, maxMessages = 10): Promise<ConversationContext> {
-    return this.json("GET", `/sessions/${enc(sessionId)}/context?max_messages=${maxMessages}`);
+    return ok(
+      this.http.GET("/v1/sessions/{session_id}/context", {
+        params: { path: { session_id: sessionId }, query: { max_messages: maxMessages } },
+      }),
+    );
+  }
+
+  /** One page of the caller's conversations, most recently active first. */
+  listSessions(limit = 20, offset = 0): Promise<SessionPage> {
+    return ok(this.http.GET("/v1/sessions", { params: { query: { limit, offset } } }));
   }
 
   /** Record a voice/text switch; resolves to the context to continue with. */
   switchMode(sessionId: string, fromMode: Mode, toMode: Mode): Promise<ConversationContext> {
-    return this.json("POST", `/sessions/${enc(sessionId)}/mode-switch`, {
-      from_mode: fromMode,
-      to_mode: toMode,
-    });
+    return ok(
+      this.http.POST("/v1/sessions/{session_id}/mode-switch", {
+        params: { path: { session_id: sessionId } },
+        body: { from_mode: fromMode, to_mode: toMode },
+      }),
+    );
   }
 
   switchLanguage(
@@ -243,46 +264,51 @@ export class ApiClient {
     toLanguage: string,
     trigger: SwitchTrigger = "user_request",
   ): Promise<MemoryEvent> {
-    return this.json("POST", `/sessions/${enc(sessionId)}/language-switch`, {
-      from_language: fromLanguage,
-      to_language: toLanguage,
-      trigger,
-    });
+    return ok(
+      this.http.POST("/v1/sessions/{session_id}/language-switch", {
+        params: { path: { session_id: sessionId } },
+        body: { from_language: fromLanguage, to_language: toLanguage, trigger },
+      }),
+    );
   }
 
   /** Exactly the messages that would be sent to the LLM, with their token count. */
   llmContext(sessionId: string, request: LlmContextRequest): Promise<LlmContext> {
-    return this.json("POST", `/sessions/${enc(sessionId)}/llm-context`, request);
+    return ok(
+      this.http.POST("/v1/sessions/{session_id}/llm-context", {
+        params: { path: { session_id: sessionId } },
+        body: request,
+      }),
+    );
   }
 
   /** Store what the user actually heard of an assistant answer cut short. */
   markInterrupted(sessionId: string, entryId: string, spokenText: string): Promise<MemoryEntry> {
-    return this.json(
-      "POST",
-      `/sessions/${enc(sessionId)}/entries/${enc(entryId)}/interrupted`,
-      { spoken_text: spokenText },
+    return ok(
+      this.http.POST("/v1/sessions/{session_id}/entries/{entry_id}/interrupted", {
+        params: { path: { session_id: sessionId, entry_id: entryId } },
+        body: { spoken_text: spokenText },
+      }),
     );
   }
 
   getSettings(): Promise<MemorySettings> {
-    return this.json("GET", "/me/settings");
+    return ok(this.http.GET("/v1/me/settings"));
   }
 
   putSettings(settings: MemorySettings): Promise<MemorySettings> {
-    return this.json("PUT", "/me/settings", settings);
+    return ok(this.http.PUT("/v1/me/settings", { body: settings }));
   }
 
   /** Delete the caller's memory: this session, today's, or everything. */
   deleteMemory(scope: DeleteScope, sessionId?: string): Promise<DeletionReceipt> {
-    const query = new URLSearchParams({ scope });
-    if (scope === "session" && sessionId) query.set("session_id", sessionId);
-    return this.json("DELETE", `/me/memory?${query.toString()}`);
+    const session = scope === "session" && sessionId ? { session_id: sessionId } : {};
+    return ok(this.http.DELETE("/v1/me/memory", { params: { query: { scope, ...session } } }));
   }
 
   /** Everything the server holds about the caller, as a JSON blob to save. */
-  async exportMemory(): Promise<Blob> {
-    const response = await this.raw("GET", "/me/export");
-    return response.blob();
+  exportMemory(): Promise<Blob> {
+    return ok(this.http.GET("/v1/me/export", { parseAs: "blob" }));
   }
 
   /**
@@ -290,7 +316,7 @@ export class ApiClient {
    * WebSocket, so the token travels as a query parameter.
    */
   liveUrl(sessionId: string, origin: string = globalThis.location?.href ?? ""): string {
-    const url = new URL(`${this.baseUrl}/v1/sessions/${enc(sessionId)}/live`, origin);
+    const url = new URL(`${this.baseUrl}/v1/sessions/${encodeURIComponent(sessionId)}/live`, origin);
     url.protocol = url.protocol === "https:" ? "wss:" : "ws:";
     const token = this.getToken();
     if (token) url.searchParams.set("token", token);

@@ -6,7 +6,17 @@
  * reconnect so the caller can reload what it missed while disconnected.
  */
 
-import type { LiveMessage, MemoryEntry, MemoryEvent } from "./types";
+import type { MemoryEntry, MemoryEvent } from "./models";
+
+/**
+ * A frame pushed over the live WebSocket (`{"type", "item"}`): a stored entry
+ * or event, or `memory_deleted` (the owner deleted memory in another tab: reload).
+ * WebSocket frames are not part of the OpenAPI document, so this one is written here.
+ */
+export type LiveMessage =
+  | { kind: "entry"; item: MemoryEntry }
+  | { kind: "event"; item: MemoryEvent }
+  | { kind: "memory_deleted"; item: MemoryEvent };
 
 export type LiveStatus = "connecting" | "open" | "closed" | "unauthorized";
 

@@ -1,6 +1,6 @@
 import { useEffect, useRef } from "react";
 
-import type { MemoryEntry, MemoryEvent } from "../api/types";
+import type { MemoryEntry, MemoryEvent } from "../api/models";
 import { isRtl, languageName, textDir } from "../lib/language";
 import type { TimelineItem } from "../lib/timeline";
 import { KeyboardIcon, MicIcon } from "./icons";

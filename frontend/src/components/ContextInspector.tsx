@@ -1,6 +1,6 @@
 import { useState, type FormEvent } from "react";
 
-import type { LlmContext } from "../api/types";
+import type { LlmContext } from "../api/models";
 
 export interface ContextInspectorProps {
   inspect: (query: string) => Promise<LlmContext>;
@@ -68,12 +68,16 @@ export function ContextInspector({ inspect, defaultQuery, llmConnected = false }
             {result.degradations.length ? ` · degraded: ${result.degradations.join(", ")}` : ""}
           </p>
           <ol className="llm-messages">
-            {result.messages.map((m, i) => (
-              <li key={i} className={`llm-${m.role}`}>
-                <span className="badge">{m.role}</span>
-                <pre dir="auto">{m.content}</pre>
-              </li>
-            ))}
+            {result.messages.map((m, i) => {
+              // Chat messages as the LLM gets them: role and content strings.
+              const role = String(m.role ?? "");
+              return (
+                <li key={i} className={`llm-${role}`}>
+                  <span className="badge">{role}</span>
+                  <pre dir="auto">{String(m.content ?? "")}</pre>
+                </li>
+              );
+            })}
           </ol>
         </div>
       ) : null}

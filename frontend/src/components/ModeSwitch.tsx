@@ -1,6 +1,6 @@
 import { useRef, type KeyboardEvent } from "react";
 
-import type { Mode } from "../api/types";
+import type { Mode } from "../api/models";
 import { KeyboardIcon, MicIcon } from "./icons";
 
 const MODES: { mode: Mode; label: string; Icon: () => React.JSX.Element }[] = [

@@ -1,7 +1,7 @@
 import { useEffect, useState } from "react";
 
 import type { ApiClient } from "../api/client";
-import type { DeleteScope, DeletionReceipt, MemorySettings } from "../api/types";
+import type { DeleteScope, DeletionReceipt, MemorySettings } from "../api/models";
 
 export interface PrivacyPanelProps {
   client: ApiClient;

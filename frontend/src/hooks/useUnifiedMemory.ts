@@ -11,17 +11,16 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 
 import { ApiError, type ApiClient } from "../api/client";
-import { connectLive, type LiveStatus } from "../api/live";
+import { connectLive, type LiveMessage, type LiveStatus } from "../api/live";
 import type {
   DeleteScope,
   DeletionReceipt,
-  LiveMessage,
   LlmContext,
   MemoryEntry,
   MemoryEvent,
   Mode,
   Role,
-} from "../api/types";
+} from "../api/models";
 import { buildTimeline, mergeById, sortEntries, upsertById, type TimelineItem } from "../lib/timeline";
 
 export interface MessageInput {

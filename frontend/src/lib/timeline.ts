@@ -7,7 +7,7 @@
  * user pressed "Voice") goes after the last entry written before it.
  */
 
-import type { MemoryEntry, MemoryEvent } from "../api/types";
+import type { MemoryEntry, MemoryEvent } from "../api/models";
 
 export type TimelineItem =
   | { kind: "entry"; key: string; entry: MemoryEntry }
