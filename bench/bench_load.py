@@ -1,0 +1,159 @@
+"""`unimem serve` (one worker, Redis + PostgreSQL) under closed-loop load:
+throughput, p50/p99 and errors at 1 to 128 concurrent clients, and 64 clients
+held for 30 s.
+
+Usage: python bench/bench_load.py [--seconds 8] [--hold 30] [--levels 1,8,32,64,128]
+
+Each client is one keep-alive connection (``bench_http.Http1``: requests
+written as bytes, about 0.05 ms of client CPU per request) alternating
+``POST entries`` (a typed turn: language and PHI detection on) and
+``GET context?max_messages=10`` on a session of its own. All clients run in
+this process, on the same 2 cores as the server, so the table also gives the
+load generator's CPU share and the server's: when the generator uses a large
+share of a core, lower throughput at high concurrency is the generator's, not
+the server's. A general-purpose client (httpx with one pool shared by every
+client) spends about ten times this one's CPU per request, and its pool costs
+more as connections grow.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import statistics
+import sys
+import time
+import uuid
+from pathlib import Path
+
+from bench_http import (
+    MESSAGE,
+    REDIS,
+    SECRET,
+    Http1,
+    cpu_seconds,
+    pct,
+    reachable,
+    serve,
+    with_pg_schema,
+)
+
+from unimem.server.auth import issue_token
+
+TURN = json.dumps({"role": "user", "content": MESSAGE, "mode": "text"}).encode()
+
+
+async def level(port: int, pid: int, clients: int, seconds: float) -> dict[str, float]:
+    """``clients`` closed-loop clients for ``seconds`` (after a 1 s warm-up)."""
+    headers = f"Authorization: Bearer {issue_token(SECRET, 'load', 3600)}\r\n"
+    tag = uuid.uuid4().hex[:8]
+    appends: list[float] = []
+    reads: list[float] = []
+    errors = 0
+    stop = asyncio.Event()
+    measuring = asyncio.Event()
+
+    async def client(i: int) -> None:
+        nonlocal errors
+        http = await Http1.connect("127.0.0.1", port)
+        url = f"/v1/sessions/load-{tag}-{i}/entries"
+        context_url = f"/v1/sessions/load-{tag}-{i}/context?max_messages=10"
+        try:
+            while not stop.is_set():
+                t0 = time.perf_counter()
+                s1, _ = await http.request("POST", url, TURN, headers)
+                t1 = time.perf_counter()
+                s2, _ = await http.request("GET", context_url, b"", headers)
+                t2 = time.perf_counter()
+                if measuring.is_set():
+                    appends.append((t1 - t0) * 1000)
+                    reads.append((t2 - t1) * 1000)
+                    errors += (s1 != 201) + (s2 != 200)
+        finally:
+            http.close()
+
+    tasks = [asyncio.create_task(client(i)) for i in range(clients)]
+    await asyncio.sleep(1.0)
+    measuring.set()
+    server0, self0, t0 = cpu_seconds(pid), time.process_time(), time.perf_counter()
+    await asyncio.sleep(seconds)
+    measuring.clear()
+    elapsed = time.perf_counter() - t0
+    server_cpu = (cpu_seconds(pid) - server0) / elapsed
+    client_cpu = (time.process_time() - self0) / elapsed
+    stop.set()
+    await asyncio.gather(*tasks)
+    both = appends + reads
+    return {
+        "clients": clients,
+        "ops_per_s": len(both) / elapsed,
+        "p50": statistics.median(both),
+        "p99": pct(both, 0.99),
+        "append_p99": pct(appends, 0.99),
+        "context_p99": pct(reads, 0.99),
+        "errors": errors,
+        "server_cpu": server_cpu,
+        "client_cpu": client_cpu,
+    }
+
+
+def row(r: dict[str, float]) -> str:
+    return (
+        f"{int(r['clients']):>8}{r['ops_per_s']:>10.0f}{r['p50']:>9.2f}{r['p99']:>9.2f}"
+        f"{r['append_p99']:>12.2f}{r['context_p99']:>12.2f}{int(r['errors']):>8}"
+        f"{r['server_cpu'] * 100:>11.0f}%{r['client_cpu'] * 100:>11.0f}%"
+    )
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=8.0, help="seconds per level")
+    parser.add_argument("--hold", type=float, default=30.0, help="seconds at 64 clients")
+    parser.add_argument("--levels", default="1,8,32,64,128")
+    parser.add_argument("--json", type=Path, help="also write the results here")
+    args = parser.parse_args()
+    if not (reachable(5432) and reachable(6379)):
+        raise SystemExit("bench_load needs PostgreSQL and Redis on loopback")
+    dsn, drop = await with_pg_schema()
+    env = {"UNIMEM_DATABASE_URL": dsn, "UNIMEM_REDIS_URL": REDIS, "UNIMEM_SESSION_TTL": "600"}
+    results: list[dict[str, float]] = []
+    try:
+        async with serve(env) as (port, pid):
+            for clients in (int(c) for c in args.levels.split(",")):
+                results.append(await level(port, pid, clients, args.seconds))
+                print(f"  {clients} clients: {results[-1]['ops_per_s']:.0f} ops/s", file=sys.stderr)
+            hold = await level(port, pid, 64, args.hold)
+    finally:
+        await drop()
+    head = (
+        f"{'clients':>8}{'ops/s':>10}{'p50':>9}{'p99':>9}{'append p99':>12}"
+        f"{'context p99':>12}{'errors':>8}{'server CPU':>12}{'client CPU':>12}"
+    )
+    print(f"\nunimem serve, 1 worker, Redis + PostgreSQL, {args.seconds:.0f} s per level (ms)")
+    print(head)
+    for r in results:
+        print(row(r))
+    best = max(r["ops_per_s"] for r in results)
+    print(f"\n64 clients held for {args.hold:.0f} s:")
+    print(head)
+    print(row(hold))
+    for r in results:
+        if r["clients"] >= 64:
+            share = r["ops_per_s"] / best
+            print(f"{int(r['clients'])} clients: {share:.0%} of the best level's throughput")
+    if args.json:
+        args.json.write_text(json.dumps({"levels": results, "hold": hold}, indent=2))
+    if hold["errors"] or any(r["errors"] for r in results):
+        sys.exit("errors under load")
+
+
+if __name__ == "__main__":
+    os.environ.setdefault("PYTHONUNBUFFERED", "1")
+    try:
+        import uvloop
+    except ImportError:
+        asyncio.run(main())
+    else:
+        uvloop.run(main())
