@@ -1,7 +1,7 @@
-"""The append path writes each model's JSON with unimem.encoding.model_json:
+"""The append path writes each model's JSON once, with pydantic:
 what PostgreSQL and Redis hold is exactly pydantic's ``model_dump_json()`` of
 the stored entry, event and session state (non-ASCII text, floats, nested
-metadata, and a value only pydantic can write, which falls back to it)."""
+metadata, and an integer beyond 64 bits)."""
 
 from __future__ import annotations
 
@@ -55,8 +55,8 @@ async def _state(store: ScratchLayeredStore) -> tuple[str, bytes]:
     "metadata",
     [
         {"score": 0.1, "n": 3, "nested": {"ok": [True, None, "ü"]}},
-        # beyond 64 bits: pydantic's to write (validation refuses it, so the
-        # entry is given it afterwards, as a caller building models may)
+        # beyond 64 bits (validation refuses it, so the entry is given it
+        # afterwards, as a caller building models may)
         {"big": 2**70},
     ],
 )

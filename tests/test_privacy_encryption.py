@@ -94,8 +94,6 @@ async def test_content_is_encrypted_in_the_store_and_plain_through_the_service(
     assert summary is not None and summary.text == "chest summary"
     context = await service.get_context("s1", user_id="u1")
     assert context.messages[0].content == SECRET
-    body, _ = await service.get_context_json("s1", user_id="u1")
-    assert body == context.model_dump_json().encode()  # opened, not as stored
     exported = await service.export_user_memory("u1")
     assert exported["entries"][0]["content"] == SECRET
     assert exported["facts"][0]["text"].startswith("allergic")

@@ -53,11 +53,11 @@ import redis.asyncio as aioredis
 import redis.exceptions as rexc
 from redis.exceptions import RedisError
 
-from ..encoding import model_json
 from ..errors import UnimemError
 from ..live import LiveBus, LiveMessage
-from ..models import MemoryEntry, MemoryEvent, entry_from_json, event_from_json
+from ..models import MemoryEntry, MemoryEvent
 from ..stores.redis.wire import RedisWire, pack_commands
+from ..stores.rows import entry_from_json, event_from_json
 
 __all__ = ["DEFAULT_CHANNEL_PREFIX", "RedisLiveBus"]
 
@@ -191,7 +191,7 @@ class RedisLiveBus(LiveBus):
     def _relay(
         self, session_id: str, kind: Literal["entry", "event"], item: MemoryEntry | MemoryEvent
     ) -> None:
-        body = b"%s %s %s" % (self._origin, kind.encode(), model_json(item))
+        body = b"%s %s %s" % (self._origin, kind.encode(), item.model_dump_json().encode())
         channel = self._prefix + session_id
         wire = self._wire
         payload = b"" if wire is None else pack_commands((("PUBLISH", channel, body),))

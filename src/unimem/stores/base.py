@@ -10,7 +10,7 @@ conformance suite checks.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal, Protocol, runtime_checkable
@@ -41,7 +41,6 @@ __all__ = [
     "apply_entry_changes",
     "plan_entry",
     "plan_event",
-    "stored_json_reader",
 ]
 
 DeleteScope = Literal["session", "day", "all"]
@@ -138,40 +137,6 @@ class ContextSnapshot:
     language_events: list[MemoryEvent]
     mode_events: list[MemoryEvent]
     settings: MemorySettings | None
-
-
-def stored_json_reader(store: object) -> Callable[..., Awaitable[ContextSnapshot]] | None:
-    """The store's ``load_context_json`` when its class has one, else ``None``.
-
-    ``load_context_json`` is ``load_context`` with the cached entries left as
-    the JSON the store keeps (a snapshot's ``entries_json`` / ``recent_json``),
-    which is only right where nothing between the cache and the caller changes
-    entries. So it is looked up on the class, never through a wrapper's
-    ``__getattr__``: a wrapper that opens sealed content, say, forwards other
-    calls that way but must not forward this one. A wrapper that changes no
-    entry defines it, forwarding to ``stored_json_reader(inner)`` or, where
-    that is ``None``, to ``load_context``. Nor is it taken from a class whose
-    ``load_context`` is overridden below the class that defines it.
-    """
-    cls = type(store)
-    method = getattr(cls, "load_context_json", None)
-    if method is None:
-        return None
-    # a subclass that overrides load_context (to change entries, say) without
-    # overriding this too would be bypassed by it: not trusted then
-    json_owner = _defined_in(cls, "load_context_json")
-    context_owner = _defined_in(cls, "load_context")
-    if json_owner is None or (
-        context_owner is not None and not issubclass(json_owner, context_owner)
-    ):
-        return None
-    bound: Callable[..., Awaitable[ContextSnapshot]] = method.__get__(store)
-    return bound
-
-
-def _defined_in(cls: type, name: str) -> type | None:
-    """The class of ``cls``'s MRO that defines ``name`` (``None``: none does)."""
-    return next((k for k in cls.__mro__ if name in k.__dict__), None)
 
 
 @runtime_checkable

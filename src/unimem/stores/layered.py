@@ -32,10 +32,7 @@ from ..models import (
     MemoryEvent,
     MemorySettings,
     SessionInfo,
-    StoredEntries,
     Summary,
-    entries_from_json_array,
-    event_from_json,
     utcnow,
 )
 from .base import (
@@ -52,6 +49,7 @@ from .redis.cache import (
     SessionCacheUnavailableError,
     redis_client_from_url,
 )
+from .rows import entries_from_json_array, event_from_json
 
 __all__ = ["CACHE_DEGRADATION", "LayeredSnapshot", "LayeredStore", "layered_store_from_urls"]
 
@@ -79,11 +77,6 @@ class LayeredSnapshot(ContextSnapshot):
 
     recent: list[MemoryEntry] | None = None
     degradations: list[str] = field(default_factory=list)
-    #: From ``load_context_json`` on a cache hit: the window's entries as the
-    #: JSON Redis holds (``entries`` is then empty), and the recent turns
-    #: likewise (``recent`` then empty).
-    entries_json: StoredEntries | None = None
-    recent_json: StoredEntries | None = None
 
 
 class LayeredStore:
@@ -294,19 +287,6 @@ class LayeredStore:
     ) -> ContextSnapshot:
         """The context from Redis in one round trip when cached, else from the durable
         store (rebuilding the cache); with the user's recent turns of other sessions."""
-        return await self._load_context(session_id, max_messages, event_limit, keep_json=False)
-
-    async def load_context_json(
-        self, session_id: str, *, max_messages: int, event_limit: int
-    ) -> ContextSnapshot:
-        """:meth:`load_context`, leaving entries read from Redis as the JSON stored
-        there (``entries_json`` and ``recent_json`` of the snapshot; see
-        :func:`unimem.stores.base.stored_json_reader`)."""
-        return await self._load_context(session_id, max_messages, event_limit, keep_json=True)
-
-    async def _load_context(
-        self, session_id: str, max_messages: int, event_limit: int, *, keep_json: bool
-    ) -> ContextSnapshot:
         since = utcnow() - timedelta(seconds=self.cache.short_term_ttl)
         if max_messages > self.cache.hot_window or event_limit > EVENT_KEEP:
             snap = await self.durable.load_context(
@@ -315,9 +295,7 @@ class LayeredStore:
             return await self._with_recent(snap, session_id, since, max_messages, [])
         owner = self._owners.get(session_id)
         asked = time.monotonic()
-        got = await self._guard(
-            lambda: self._read(session_id, owner, max_messages, event_limit, keep_json)
-        )
+        got = await self._guard(lambda: self._read(session_id, owner, max_messages, event_limit))
         if isinstance(got, _Down):
             snap = await self.durable.load_context(
                 session_id, max_messages=max_messages, event_limit=event_limit
@@ -343,7 +321,6 @@ class LayeredStore:
         owner: str | None,
         max_messages: int,
         event_limit: int,
-        keep_json: bool = False,
     ) -> LayeredSnapshot | None:
         since = utcnow() - timedelta(seconds=self.cache.short_term_ttl)
         since_ms = int(since.timestamp() * 1000)
@@ -354,7 +331,7 @@ class LayeredStore:
         else:
             raw_session = await self.cache.read_raw(session_id, max_messages, event_limit)
             raw_user = None
-        cached = self.cache.parse_read(raw_session, keep_json=keep_json)
+        cached = self.cache.parse_read(raw_session)
         if cached is None or not (cached.complete or cached.count >= max_messages):
             return None
         state = cached.state
@@ -373,17 +350,12 @@ class LayeredStore:
         raw_settings, warm, *rest = raw_user
         settings = await self._settings(state.user_id, raw_settings)
         recent: list[MemoryEntry] | None = None
-        recent_json: StoredEntries | None = None
         if settings is None or settings.cross_session:
             if warm:
                 # (a member whose data expired a moment before it is skipped)
                 found = rest[0] if rest else []
                 kept = [r for r in reversed(found) if r is not None]
-                joined = b"[" + b",".join(kept) + b"]"
-                if keep_json:
-                    recent, recent_json = [], StoredEntries(joined)
-                else:
-                    recent = entries_from_json_array(joined)
+                recent = entries_from_json_array(b"[" + b",".join(kept) + b"]")
             else:
                 recent = await self._warm_recent(state.user_id, session_id, since, max_messages)
         return LayeredSnapshot(
@@ -393,8 +365,6 @@ class LayeredStore:
             mode_events=[event_from_json(e) for e in cached.mode_events],
             settings=settings,
             recent=recent,
-            entries_json=cached.entries_json,
-            recent_json=recent_json,
         )
 
     async def _settings(self, user_id: str, raw: bytes | None) -> MemorySettings | None:

@@ -15,11 +15,12 @@ from datetime import UTC, datetime
 from typing import cast
 
 from ..errors import SessionNotFoundError
-from ..models import MemoryEntry, entry_from_json
+from ..models import MemoryEntry
 from .base import DeleteScope
 from .postgres import PostgresStore
 from .redis import keys as k
 from .redis.cache import UNAVAILABLE, RedisClient, RedisSessionCache, unavailable
+from .rows import entry_from_json
 
 __all__ = ["PostgresMemoryStore", "RedisMemoryStore"]
 

@@ -30,17 +30,8 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import asyncpg
 
-from ...encoding import model_json
 from ...errors import ConfigurationError, StoreUnavailableError
-from ...models import (
-    MemoryEntry,
-    MemoryEvent,
-    MemorySettings,
-    SessionInfo,
-    entry_from_json,
-    event_from_json,
-    session_from_json,
-)
+from ...models import MemoryEntry, MemoryEvent, MemorySettings, SessionInfo
 from ..base import (
     AppendResult,
     ContextSnapshot,
@@ -51,6 +42,7 @@ from ..base import (
     plan_entry,
     plan_event,
 )
+from ..rows import entry_from_json, event_from_json, session_from_json
 from .migrations import SCHEMA_VERSION, apply_migrations, schema_version
 from .user_data import LaterLayersMixin
 
@@ -414,14 +406,14 @@ class PostgresStore(LaterLayersMixin):
         """
         sql = _WRITE_NEW if expected == 0 else _WRITE_EXISTING
         if entry is not None and entry_json is None:
-            entry_json = model_json(entry).decode()
+            entry_json = entry.model_dump_json()
         row = await conn.fetchrow(
             sql,
             state.session_id,
             state.user_id,
             expected + 1,
             state.last_active_at,
-            model_json(state).decode(),
+            state.model_dump_json(),
             expected,
             entry.seq if entry else None,
             entry.id if entry else None,
@@ -431,7 +423,7 @@ class PostgresStore(LaterLayersMixin):
             [e.id for e in events],
             [e.event_type for e in events],
             [e.timestamp for e in events],
-            [model_json(e).decode() for e in events],
+            [e.model_dump_json() for e in events],
             guard.text if guard is not None else None,
             guard is not None,
             phi_guard is not None,
@@ -485,7 +477,7 @@ class PostgresStore(LaterLayersMixin):
                 state, stored, events = plan_entry(
                     cached.state, entry, trigger=trigger, events_after=events_after
                 )
-                text = model_json(stored).decode()
+                text = stored.model_dump_json()
                 if await self._write_planned(
                     conn, cached, state, stored, events, settings_guard, text, phi_guard
                 ):
@@ -517,7 +509,7 @@ class PostgresStore(LaterLayersMixin):
                 new_state, stored, events = plan_entry(
                     state, entry, trigger=trigger, events_after=events_after
                 )
-                text = model_json(stored).decode()
+                text = stored.model_dump_json()
                 if await self._write(
                     conn, new_state, version, stored, events, guard, text, phi_guard
                 ):

@@ -28,17 +28,10 @@ from redis.asyncio.cluster import RedisCluster
 from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
 
-from ...encoding import model_json
 from ...errors import ConfigurationError, StoreUnavailableError
-from ...models import (
-    MemoryEntry,
-    MemoryEvent,
-    SessionInfo,
-    StoredEntries,
-    entries_from_json_array,
-    session_from_json,
-)
+from ...models import MemoryEntry, MemoryEvent, SessionInfo
 from ..base import RECENT_SCAN
+from ..rows import entries_from_json_array, session_from_json
 from . import keys as k
 from . import scripts as lua
 from .wire import RedisWire, pack_transaction
@@ -164,13 +157,11 @@ class CachedSession:
     entries: list[MemoryEntry]
     language_events: list[bytes]
     mode_events: list[bytes]
-    #: With ``keep_json``: the entries as the JSON stored (``entries`` empty)
-    entries_json: StoredEntries | None = None
 
     @property
     def count(self) -> int:
         """How many entries the window read gave."""
-        return len(self.entries_json) if self.entries_json is not None else len(self.entries)
+        return len(self.entries)
 
 
 class RedisSessionCache:
@@ -261,7 +252,7 @@ class RedisSessionCache:
             prev[1],
             state.message_count,
             state.event_count,
-            model_json(state),
+            state.model_dump_json(),
             self.hot_window,
             self.session_ttl,
             EVENT_KEEP,
@@ -270,7 +261,7 @@ class RedisSessionCache:
             len(events),
         ]
         for event in events:
-            argv += [event.event_type, model_json(event)]
+            argv += [event.event_type, event.model_dump_json()]
         return argv
 
     def _user_write_args(self, entry: MemoryEntry, entry_json: str | bytes) -> list[Any]:
@@ -304,7 +295,7 @@ class RedisSessionCache:
         script and the user script are pipelined.
         """
         if entry is not None and entry_json is None:
-            entry_json = model_json(entry)
+            entry_json = entry.model_dump_json()
         sk = self.session_keys(state.session_id)
         seq = (entry.seq or 0) if entry is not None else 0
         session_args = self._session_write_args(state, prev, entry_json, seq, events)
@@ -414,19 +405,17 @@ class RedisSessionCache:
         pipe.eval(lua.READ_SESSION, 4, *sk.session_read(), max_messages, event_limit)
 
     @staticmethod
-    def parse_read(raw: Any, *, keep_json: bool = False) -> CachedSession | None:
-        """Decode the session read script's reply (``None``: not cached); with
-        ``keep_json`` the entries are left as the JSON stored."""
+    def parse_read(raw: Any) -> CachedSession | None:
+        """Decode the session read script's reply (``None``: not cached)."""
         if raw is None:
             return None
         state_raw, complete, entries, lang, mode = raw
         return CachedSession(
             state=session_from_json(state_raw),
             complete=complete == b"1",
-            entries=[] if keep_json else entries_from_json_array(entries),
+            entries=entries_from_json_array(entries),
             language_events=list(lang),
             mode_events=list(mode),
-            entries_json=StoredEntries(entries) if keep_json else None,
         )
 
     def queue_user_read(
@@ -581,16 +570,16 @@ class RedisSessionCache:
             token,
             state.message_count,
             state.event_count,
-            model_json(state),
+            state.model_dump_json(),
             "1" if complete else "0",
             self.session_ttl,
             len(entries),
         ]
         for entry in entries:
-            argv += [entry.seq, model_json(entry)]
+            argv += [entry.seq, entry.model_dump_json()]
         for events in (language_events, mode_events):
             argv.append(len(events))
-            argv += [model_json(e) for e in events]
+            argv += [e.model_dump_json() for e in events]
         pipe = self._pipe()
         pipe.eval(lua.INSTALL, 5, *self.session_keys(state.session_id).all(), *argv)
         [done] = await self._run(pipe)
@@ -603,7 +592,7 @@ class RedisSessionCache:
             argv += [
                 k.recent_member(entry.session_id, entry.id),
                 _ms(entry),
-                model_json(entry),
+                entry.model_dump_json(),
             ]
         uk = self.user_keys(user_id)
         pipe = self._pipe()

@@ -17,15 +17,7 @@ from datetime import datetime
 from pathlib import Path
 
 from ...errors import SchemaError, StoreUnavailableError
-from ...models import (
-    MemoryEntry,
-    MemoryEvent,
-    MemorySettings,
-    SessionInfo,
-    entry_from_json,
-    event_from_json,
-    session_from_json,
-)
+from ...models import MemoryEntry, MemoryEvent, MemorySettings, SessionInfo
 from ..base import (
     AppendResult,
     ContextSnapshot,
@@ -36,6 +28,7 @@ from ..base import (
     plan_entry,
     plan_event,
 )
+from ..rows import entry_from_json, event_from_json, session_from_json
 from .user_data import SQLiteLayers
 
 __all__ = ["SQLiteStore"]

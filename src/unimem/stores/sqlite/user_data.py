@@ -16,11 +16,9 @@ from ...models import (
     MemoryEntry,
     MemorySettings,
     Summary,
-    entry_from_json,
-    event_from_json,
-    session_from_json,
 )
 from ..base import RECENT_SCAN, DeleteScope, apply_entry_changes
+from ..rows import entry_from_json, event_from_json, session_from_json
 
 __all__ = ["SQLiteLayers"]
 
