@@ -4,7 +4,9 @@ The figures use the bench's scoring (``unimem.privacy.phi_eval``): span overlap
 with the same type. ``tune`` is what the rules were developed on; ``heldout`` was
 written before the detector, ``challenge`` and ``blind`` after it; each was scored
 blind once (first-run figures in the headers of the ``.txt`` sources) and the
-general causes of its misses were fixed afterwards.
+general causes of its misses were fixed afterwards. ``names_tune`` and
+``names_heldout`` are made by ``make_name_sets.py`` from disjoint templates and
+name lists; ``names_heldout`` was never tuned on (see ``tests/data/phi/README.md``).
 """
 
 from __future__ import annotations
@@ -17,20 +19,27 @@ from unimem.privacy import PhiFinding, PhiType
 from unimem.privacy.phi_eval import build_jsonl, load_cases, parse_marked, score
 
 DATA = Path(__file__).parent / "data" / "phi"
-SETS = ("tune", "heldout", "challenge", "blind")
+SETS = ("tune", "heldout", "challenge", "blind", "names_tune", "names_heldout")
 RECALL_TARGET = 0.95
 PRECISION_TARGET = 0.90
+#: names_heldout is never tuned on: its floor is its measured figure, below the target.
+FLOORS = {"names_heldout": (0.90, 0.95)}
 
 
 @pytest.mark.parametrize("name", SETS)
 def test_recall_and_precision_meet_the_targets(name):
     result = score(load_cases(DATA / f"{name}.jsonl"))
-    assert result.recall() >= RECALL_TARGET, result.misses
-    assert result.precision() >= PRECISION_TARGET, result.false_alarms
+    recall, precision = FLOORS.get(name, (RECALL_TARGET, PRECISION_TARGET))
+    # the held-out set's misses are not printed: nobody should tune on them
+    held_out = name in FLOORS
+    assert result.recall() >= recall, "held out" if held_out else result.misses
+    assert result.precision() >= precision, "held out" if held_out else result.false_alarms
 
 
 def test_every_type_meets_the_targets_over_all_sets():
-    cases = [case for name in SETS for case in load_cases(DATA / f"{name}.jsonl")]
+    cases = [
+        case for name in SETS if name not in FLOORS for case in load_cases(DATA / f"{name}.jsonl")
+    ]
     result = score(cases)
     assert set(result.gold) == {t.value for t in PhiType}
     for type_ in result.types():

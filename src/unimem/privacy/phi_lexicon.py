@@ -4,6 +4,12 @@
 ``unimem/privacy/data/`` and extended by ``<data dir>/lexicons/medical_terms.txt``
 when a deployment provides one (data dir from :func:`unimem.config.resolve_data_dir`).
 Terms found there are never taken for person names.
+
+The name lists are the hand-written ``first_names.txt`` and ``surnames.txt``
+(several languages) with the US Census lists ``census_first_names.txt`` and
+``census_surnames.txt``; ``english_words.txt`` lists frequent English words,
+among them the names that are common words too ("grace", "will", "white").
+The Census and English lists are made by ``scripts/build_phi_names.py``.
 """
 
 from __future__ import annotations
@@ -28,6 +34,21 @@ def _words(text: str) -> set[str]:
         if line and not line.startswith("#"):
             words.update(line.lower().split())
     return words
+
+
+def _first_words(text: str, count: int) -> set[str]:
+    """The first ``count`` words of a list file, in file order."""
+    found: list[str] = []
+    for line in text.splitlines():
+        if line.strip() and not line.startswith("#"):
+            found += line.lower().split()
+            if len(found) >= count:
+                break
+    return set(found[:count])
+
+
+#: The most frequent Census given names: one of them alone is a name in a transcript.
+FREQUENT_FIRST_NAMES = 1500
 
 
 def _terms(text: str) -> set[str]:
@@ -78,9 +99,14 @@ class Lexicon:
     medical: frozenset[str]
     #: Multi-word medical terms as token tuples, keyed by their first token.
     medical_phrases: dict[str, tuple[tuple[str, ...], ...]]
+    #: Function words and frequent verbs of every supported language (hand-written).
     common: frozenset[str]
     first_names: frozenset[str]
+    #: The hand-written given names and the most frequent Census ones.
+    frequent_first_names: frozenset[str]
     surnames: frozenset[str]
+    #: Frequent English words, the names that are common words too among them.
+    words: frozenset[str]
 
 
 def medical_terms_path(data_dir: Path | None = None) -> Path:
@@ -130,12 +156,20 @@ def _load(extra: Path) -> Lexicon:
             single.add(parts[0].removesuffix("'s").removesuffix("’s"))
         else:
             phrases.setdefault(parts[0], []).append(parts)
+    hand_first = _words(_packaged("first_names.txt"))
+    census_first = _packaged("census_first_names.txt")
     return Lexicon(
         medical=frozenset(single),
         medical_phrases={k: tuple(v) for k, v in phrases.items()},
         common=frozenset(_words(_packaged("common_words.txt"))),
-        first_names=_with_folded(_words(_packaged("first_names.txt"))),
-        surnames=_with_folded(_words(_packaged("surnames.txt"))),
+        first_names=_with_folded(hand_first | _words(census_first)),
+        frequent_first_names=_with_folded(
+            hand_first | _first_words(census_first, FREQUENT_FIRST_NAMES)
+        ),
+        surnames=_with_folded(
+            _words(_packaged("surnames.txt")) | _words(_packaged("census_surnames.txt"))
+        ),
+        words=frozenset(_words(_packaged("english_words.txt"))),
     )
 
 

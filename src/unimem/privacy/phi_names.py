@@ -1,11 +1,19 @@
 """Person names, typed or spoken, in English, Spanish, French and Arabic.
 
-Names are found three ways, most trusted first:
+Names are found these ways, most trusted first:
 
 1. after an introduction ("my name is", "me llamo", "je m'appelle", "اسمي"), a
    title ("dr", "doctora", "madame", "الدكتور") or a relation ("my wife", "mi hijo");
-2. a known given name ("john", "maría", "sophie") followed by a surname;
-3. never from capital letters alone, and never for a medical term: "Parkinson's
+   a given name that is a common word too ("grace", "will") counts after a strong
+   cue ("my name is grace") or, after a weak one ("this is", "it's"), with a
+   surname next ("this is grace halloran");
+2. a known given name ("john", "maría", "sophie"), with the surname after it, in
+   any sentence ("spoke with Desmond Okafor", "Wilhelmina Drake is allergic"); a
+   given name that is a common word too only with a surname;
+3. a name spelled out letter by letter ("o k o n k w o") after a spelling or name
+   cue or right after a name;
+4. other mentions of a name found in the same text;
+5. never from capital letters alone, and never for a medical term: "Parkinson's
    disease", "Hodgkin lymphoma", "Bell's palsy" and drug names are in the lexicon.
 """
 
@@ -29,14 +37,20 @@ def _phrases(kind: str, phrases: str) -> None:
 # strong: whatever follows is a name unless it is a common word.
 _phrases(
     "strong",
-    "my name is,name is,my name's,name's,call me,named,name :,me llamo,mi nombre es,"
+    "my name is,name is,my name's,name's,call me,calls me,named,name :,first name,last name,"
+    "surname,family name,given name,goes by,go by,me llamo,mi nombre es,"
     "nombre es,se llama,je m'appelle,m'appelle,mon nom est,nom est,s'appelle,nombre :,nom :,"
     "اسمي,إسمي,اسمه,اسمها,إسمه",
 )
 # weak: only a known given name (or a capitalized word in typed text) follows.
 # patient: a known name follows ("Patient Nguyen Van An", not "Patient Portal").
 _phrases("patient", "patient,pt,paciente,patiente,المريض,المريضة")
-_phrases("weak", "يا,i'm,i am,im,this is,it's,soy,je suis,c'est,ici,أنا,انا,hi,hello,hola,bonjour")
+_phrases(
+    "weak",
+    "يا,i'm,i am,im,this is,it's,soy,je suis,c'est,ici,أنا,انا,hi,hello,hey,hola,bonjour,"
+    "thanks,thank you,dear,spoke with,spoke to,talked to,talked with,talking to,"
+    "talking with,speak with,speak to",
+)
 _phrases(
     "title",
     "dr,dr .,doctor,doctora,nurse practitioner,physician assistant,dra,dra .,docteur,"
@@ -83,6 +97,11 @@ _PLACE_AFTER = frozenset(
     words("hospital clinic medical center centre street avenue road county city university")
 )
 _SCORES = {"patient": 0.8, "strong": 0.9, "title": 0.85, "relation": 0.8, "weak": 0.8, "bare": 0.7}
+#: Words before a name spelled out letter by letter ("spelled o k o n k w o").
+_SPELL_CUES = frozenset(
+    words("spelled spelt spell spelling spells name surname name's letters deletreo s'écrit")
+)
+_VOWELS = frozenset("aeiouy")
 
 
 def _stem(low: str) -> str:
@@ -115,7 +134,33 @@ def _plain(doc: Doc, k: int) -> bool:
         return False
     if low in _TITLE_WORDS:
         return False  # "Bonjour Monsieur Dupont": the title is no part of the name
-    return low not in doc.lex.common and not _medical(doc, k)
+    return low not in doc.lex.common and low not in doc.lex.words and not _medical(doc, k)
+
+
+def _surname_next(doc: Doc, k: int, known: bool) -> bool:
+    """Token ``k + 1`` can be the surname of the given name ``k``: no common word, capitalized
+    in typed text, and a known surname when ``known``."""
+    j = k + 1
+    if doc.cased and not (doc.free(j) and doc.capitalized(j)):
+        return False
+    if not _plain(doc, j):
+        # "Wilhelmina Drake": a capitalized surname that is a common word too
+        return doc.cased and _word_surname(doc, j)
+    return not _arabic(doc.low(j)) and (_known(doc, j) or not known)
+
+
+def _word_surname(doc: Doc, k: int) -> bool:
+    """Token ``k`` is a known surname that is a common word too ("white", "drake")."""
+    low = doc.low(k)
+    return (
+        doc.free(k)
+        and doc.is_alpha(k)
+        and low in doc.lex.words
+        and low not in doc.lex.common
+        and low not in _TITLE_WORDS
+        and fold(_stem(low)) in doc.lex.surnames
+        and not _medical(doc, k)
+    )
 
 
 def _given(doc: Doc, k: int) -> bool:
@@ -136,12 +181,36 @@ def _accept_first(doc: Doc, k: int, kind: str) -> bool:
         and doc.cased
         and doc.free(k)
         and doc.capitalized(k)
-        and (_given(doc, k) or (kind in ("title", "patient") and _known(doc, k)))
+        and (
+            _given(doc, k)
+            or (kind == "title" and _known(doc, k))
+            or (kind == "patient" and _known(doc, k) and doc.low(k) not in doc.lex.words)
+        )
         and not _medical(doc, k)
     ):
         return True  # "my son Will", "Dr. Le", "Dr. Young": the cue and the capital decide
-    if kind == "strong" and doc.free(k) and _given(doc, k) and not _medical(doc, k):
-        return True  # "call me bill", "my name is will"
+    if (
+        kind == "strong"
+        and doc.free(k)
+        and doc.is_alpha(k)
+        and (_given(doc, k) or (_known(doc, k) and doc.low(k) not in doc.lex.common))
+        and not _medical(doc, k)
+    ):
+        return True  # "call me bill", "my name is will", "the name's bond"
+    if (
+        kind != "strong"
+        and doc.free(k)
+        and doc.is_alpha(k)
+        and (not doc.cased or doc.capitalized(k))
+        and (_given(doc, k) or (kind == "weak" and _plain(doc, k)))
+        and (doc.cased or kind != "bare" or doc.low(k) not in doc.lex.common)  # "my ip"
+        and not _medical(doc, k)
+        and _surname_next(doc, k, (kind == "bare" and not doc.cased) or not _given(doc, k))
+    ):
+        # "this is grace halloran", "Will Baker called", "it's percival castellano"
+        return True
+    if kind == "title" and not doc.cased and _word_surname(doc, k):
+        return True  # "doctor young"
     if not _plain(doc, k):
         return False
     low = doc.low(k)
@@ -156,23 +225,62 @@ def _accept_first(doc: Doc, k: int, kind: str) -> bool:
         return kind == "relation" and given
     if _arabic(low):
         return given
-    if kind in ("weak", "bare"):
-        return given or (kind == "weak" and doc.cased and doc.capitalized(k))
+    if kind == "bare":
+        # a given name alone, no cue: a frequent one ("ask james about the refill")
+        return fold(_stem(low)) in doc.lex.frequent_first_names
+    if kind == "weak":
+        return given or (doc.cased and doc.capitalized(k))
     # relation in a transcript: a known name, or an unknown word that is not a verb
     return given or (len(low) > 2 and not low.endswith(("ed", "ing", "s")))
 
 
 def _accept_next(doc: Doc, k: int, strict: bool) -> bool:
-    if not _plain(doc, k):
-        return False
-    low = doc.low(k)
-    if _arabic(low):
-        return _known(doc, k) or low.startswith("ال")
-    if doc.cased:
-        return doc.capitalized(k)
-    if strict:
-        return _known(doc, k)
-    return _known(doc, k) or not low.endswith(("ed", "ing"))
+    if _plain(doc, k):
+        low = doc.low(k)
+        if _arabic(low):
+            return _known(doc, k) or low.startswith("ال")
+        if doc.cased:
+            return doc.capitalized(k)
+        if strict:
+            return _known(doc, k)
+        return _known(doc, k) or not low.endswith(("ed", "ing"))
+    # a known surname that is a common word too: "John White", "grace hill"
+    return (doc.capitalized(k) if doc.cased else not strict) and _word_surname(doc, k)
+
+
+def _letters_end(doc: Doc, k: int) -> int:
+    """Last token of a name spelled out from token ``k`` ("o k o n k w o"), or -1.
+
+    At least three single letters with a vowel among them, and no number after
+    them (a spelled identifier: "x j h four four one two").
+    """
+    lows = doc.lows
+    j = k
+    while doc.free(j) and len(lows[j]) == 1 and lows[j].isalpha():
+        j += 1
+    if j - k < 3 or _VOWELS.isdisjoint(lows[k:j]) or (j < len(lows) and doc.nums[j] is not None):
+        return -1
+    return j - 1
+
+
+def _find_spelled(doc: Doc, names: set[str]) -> None:
+    """Claim names spelled out after a spelling or name cue, right after a name,
+    or spelling a name found in the text."""
+    lows = doc.lows
+    k = 0
+    while k < len(lows):
+        end = _letters_end(doc, k) if len(lows[k]) == 1 else -1
+        if end < 0:
+            k += 1
+            continue
+        before = range(max(0, k - 3), k)
+        if (
+            any(doc.low(b) in _SPELL_CUES for b in before)
+            or (k > 0 and doc.used[k - 1] and doc.low(k - 1).isalpha())
+            or "".join(lows[k : end + 1]) in names
+        ):
+            doc.claim("PERSON", k, end, _SCORES["strong"])
+        k = end + 1
 
 
 def _extend(doc: Doc, k: int, strict: bool) -> int:
@@ -186,6 +294,15 @@ def _extend(doc: Doc, k: int, strict: bool) -> int:
     while j < len(doc.lows) and j - k < 4 and _stem(doc.low(end)) == doc.low(end):
         if doc.low(j) in _PARTICLES and _accept_next(doc, j + 1, strict) and doc.cased:
             end = j = j + 1
+        elif (
+            doc.low(j) == "-"
+            and doc.ends[j - 1] == doc.starts[j]
+            and j + 1 < len(doc.lows)
+            and doc.ends[j] == doc.starts[j + 1]
+            and doc.free(j)
+            and _accept_next(doc, j + 1, False)
+        ):
+            end = j = j + 1  # "ruiz-diaz"
         elif _accept_next(doc, j, strict):
             end = j
         else:
@@ -231,6 +348,7 @@ def find_names(doc: Doc) -> None:
     lows = doc.lows
     n = len(lows)
     i = 0
+    cue_tokens: set[int] = set()
     cues = (
         [k for k, low in enumerate(lows) if low in _LONGEST]
         if not _CUE_FIRST.isdisjoint(doc.vocab)
@@ -252,11 +370,16 @@ def find_names(doc: Doc) -> None:
         if kind is None or not doc.free(i, i + size - 1):
             i += 1
             continue
+        cue_tokens.update(range(i, i + size))
         start = i + size
         while doc.low(start) in _SKIP_AFTER_CUE and start - (i + size) < 2:
             start += 1
         if doc.low(start) == "name" and doc.low(start + 1) in {"is", "'s"}:
             i = start  # "my wife's name is karen": the introduction decides
+            continue
+        if kind in ("strong", "weak") and (spelled := _letters_end(doc, start)) >= 0:
+            doc.claim("PERSON", start, spelled, _SCORES[kind])  # "my name is o k o n k w o"
+            i = spelled + 1
             continue
         named = start
         while doc.low(named) in _PARTICLES and named - start < 3:
@@ -273,16 +396,47 @@ def find_names(doc: Doc) -> None:
             doc.claim("PERSON", start, end, _SCORES[kind])
             i = end + 1
         elif _accept_first(doc, start, kind):
-            end = _extend(doc, start, kind in ("relation", "weak"))
+            end = _extend(doc, start, kind == "relation")
             doc.claim("PERSON", start, end, _SCORES[kind])
             i = end + 1
         else:
             i += size
     for k in _given_at(doc):
-        if not doc.free(k) or _arabic(lows[k]):
-            continue
+        if not doc.free(k) or _arabic(lows[k]) or k in cue_tokens:
+            continue  # "mon mari" is a cue, not a given name
         if _accept_first(doc, k, "bare"):
             end = _extend(doc, k, True)
             if doc.low(k - 1) in _PLACE_BEFORE or doc.low(end + 1) in _PLACE_AFTER:
                 continue
             doc.claim("PERSON", k, end, _SCORES["bare"])
+    found = _name_parts(doc)
+    if found:
+        _find_spelled(doc, {"".join(part.split()) for part in found})
+        _find_mentions(doc, found)
+
+
+def _name_parts(doc: Doc) -> set[str]:
+    """The words of the person names claimed so far ("gertrude", "hoffman")."""
+    parts: set[str] = set()
+    for span in doc.spans:
+        if span.type == "PERSON":
+            parts.update(doc.norm[span.start : span.end].split())
+    return parts
+
+
+def _find_mentions(doc: Doc, parts: set[str]) -> None:
+    """Claim other mentions of a name part found in the text ("... Okafor said").
+
+    Only parts that are no common word and at least three letters long count.
+    """
+    lex = doc.lex
+    parts = {
+        p
+        for p in parts
+        if len(p) > 2 and p.isalpha() and p not in lex.common and p not in lex.words
+    }
+    if not parts or parts.isdisjoint(doc.vocab):
+        return
+    for k, low in enumerate(doc.lows):
+        if low in parts and doc.free(k) and not _medical(doc, k):
+            doc.claim("PERSON", k, k, _SCORES["bare"])

@@ -1,0 +1,126 @@
+"""Build the PHI detector's name and word lists from the US Census lists and word frequencies.
+
+Writes three files under ``src/unimem/privacy/data/`` (shipped with the package,
+read at run time by ``unimem.privacy.phi_lexicon``; nothing here is needed at
+run time):
+
+- ``census_first_names.txt``: every given name of the 1990 US Census lists
+  (male and female);
+- ``census_surnames.txt``: every surname of the 1990 US Census list;
+- ``english_words.txt``: English words with a Zipf frequency of at least
+  ``MIN_ZIPF`` (``wordfreq``) that are no Census name, and the Census names that
+  are common words too.
+
+A Census name is a common word too when (1) the system dictionary
+(``/usr/share/dict/words``, Debian's ``wamerican``) lists it in lowercase, (2) its
+Zipf frequency is at least ``MIN_ZIPF``, and (3) it is used in text more than its
+share of the population explains: for each list, ``expected = a + log10(share)``
+where ``a`` is the median of ``zipf - log10(share)`` over the list's 60 most
+frequent names (names first: "james", "smith"), and the name's Zipf frequency
+exceeds that by more than the list's ``EXCESS``; all three in every list that
+has it. So "grace", "hope", "will", "white" and "young" are common words too,
+and "john", "mary", "smith" and "brown" are not.
+
+The rules use the lists so: a common word is a name only after a strong cue
+("my name is grace ...") or, after a weak one, with a surname next.
+
+Usage (build time only): ``pip install names wordfreq``, ``apt-get install
+wamerican``, then ``python scripts/build_phi_names.py``.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import statistics
+from pathlib import Path
+
+import names  # type: ignore[import-untyped]
+import wordfreq
+
+DATA = Path(__file__).resolve().parent.parent / "src" / "unimem" / "privacy" / "data"
+MIN_ZIPF = 3.0
+#: How much more often than its share explains a name is used when it is a word too.
+EXCESS = {"first": 0.5, "last": 0.3}
+DICTIONARY = Path("/usr/share/dict/words")
+#: Share (percent) given to names the Census list rounds to 0.000.
+FLOOR = 0.0005
+_WORD_RE = re.compile(r"[a-z]+(?:'[a-z]+)?")
+
+
+def _census(*files: str) -> dict[str, float]:
+    folder = Path(names.__file__).parent
+    shares: dict[str, float] = {}
+    for file in files:
+        for line in (folder / file).read_text("ascii").splitlines():
+            parts = line.split()
+            if parts:
+                name = parts[0].lower()
+                shares[name] = max(shares.get(name, 0.0), float(parts[1]), FLOOR)
+    return shares
+
+
+def _zipf(word: str) -> float:
+    return float(wordfreq.zipf_frequency(word, "en"))
+
+
+def _word_names(shares: dict[str, float], excess: float, lowercase: set[str]) -> set[str]:
+    """The names of one list that are common words too (see the module's docstring)."""
+    top = sorted(shares, key=shares.__getitem__, reverse=True)[:60]
+    a = statistics.median(_zipf(w) - math.log10(shares[w]) for w in top)
+    return {
+        w
+        for w, share in shares.items()
+        if w in lowercase
+        and _zipf(w) >= MIN_ZIPF
+        and _zipf(w) - (a + math.log10(share)) > excess
+    }
+
+
+def _write(name: str, header: str, words: list[str]) -> None:
+    lines = [f"# {line}" if line else "#" for line in header.splitlines()]
+    # ten words a line keeps the files short and diffs readable
+    lines += [" ".join(words[i : i + 10]) for i in range(0, len(words), 10)]
+    (DATA / name).write_text("\n".join(lines) + "\n", "utf-8")
+    print(f"{name}: {len(words)} words")
+
+
+def main() -> None:
+    """Write the three lists."""
+    first = _census("dist.male.first", "dist.female.first")
+    last = _census("dist.all.last")
+    lowercase = {w for w in DICTIONARY.read_text("utf-8").split() if w.islower()}
+    word_first = _word_names(first, EXCESS["first"], lowercase)
+    word_last = _word_names(last, EXCESS["last"], lowercase)
+
+    def is_word(w: str) -> bool:
+        w = w.replace("'", "")  # "o'connell" is listed as "oconnell"
+        return (w not in first or w in word_first) and (w not in last or w in word_last)
+
+    common = [
+        w
+        for w in wordfreq.top_n_list("en", 100_000)
+        if _WORD_RE.fullmatch(w) and _zipf(w) >= MIN_ZIPF and is_word(w)
+    ]
+    made = "Made by scripts/build_phi_names.py; do not edit by hand."
+    _write(
+        "census_first_names.txt",
+        f"Given names of the 1990 US Census lists (male and female).\n{made}",
+        sorted(first, key=lambda w: (-first[w], w)),
+    )
+    _write(
+        "census_surnames.txt",
+        f"Surnames of the 1990 US Census list, most frequent first.\n{made}",
+        sorted(last, key=lambda w: (-last[w], w)),
+    )
+    _write(
+        "english_words.txt",
+        "English words with a Zipf frequency of at least "
+        f"{MIN_ZIPF} (wordfreq), most frequent\nfirst: no Census name, unless it is "
+        "a common word too (see the script).\n" + made,
+        sorted(common, key=lambda w: (-_zipf(w), w)),
+    )
+
+
+if __name__ == "__main__":
+    main()
