@@ -71,7 +71,7 @@ async def test_local_mode_makes_every_request_the_local_user(tmp_path: Path) -> 
         assert r.status_code == 201 and r.json()["user_id"] == "local"
         assert (await client.get("/healthz")).json() == {
             "status": "ok",
-            "store": None,
+            "store": "sqlite",
             "local_mode": True,
         }
 

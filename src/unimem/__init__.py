@@ -1,5 +1,6 @@
 """unimem: unified conversation memory for voice and text AI assistants."""
 
+from .assembly import build_service
 from .config import MemoryConfig, load_config, resolve_data_dir
 from .errors import (
     AuthError,
@@ -30,6 +31,7 @@ from .models import (
     SwitchTrigger,
 )
 from .service import UnifiedMemoryService
+from .settings import Settings
 
 __version__ = "0.1.0"
 
@@ -55,12 +57,14 @@ __all__ = [
     "SessionClosedError",
     "SessionInfo",
     "SessionNotFoundError",
+    "Settings",
     "StoreError",
     "StoreUnavailableError",
     "SwitchTrigger",
     "UnifiedMemoryService",
     "UnimemError",
     "__version__",
+    "build_service",
     "load_config",
     "resolve_data_dir",
 ]

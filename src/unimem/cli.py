@@ -1,14 +1,14 @@
 """The ``unimem`` command: serve, migrate, sweep, export, delete, token, mcp.
 
-Every command reads ``UNIMEM_*`` settings (see :mod:`unimem.server.settings`)
-and takes the store URL as ``--database-url`` too. Errors print one line that
-says what to do and exit non-zero; they never print message content.
+Every command reads the ``UNIMEM_*`` settings once (:class:`unimem.settings.Settings`),
+its options override them, and it opens the store with
+:func:`unimem.assembly.build_service`. Errors print one line that says what
+to do and exit non-zero; they never print message content.
 """
 
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import ipaddress
 import json
 import os
@@ -16,7 +16,7 @@ import sys
 from collections.abc import Awaitable, Callable, Coroutine
 from functools import wraps
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
 
 import click
 
@@ -25,6 +25,7 @@ from .errors import UnimemError
 
 if TYPE_CHECKING:
     from .service import UnifiedMemoryService
+    from .settings import Settings
 
 __all__ = ["main"]
 
@@ -32,7 +33,8 @@ T = TypeVar("T")
 
 _DB_HELP = (
     "Store URL: sqlite:///path.db, postgresql://user@host/db or memory:// "
-    "[env: UNIMEM_DATABASE_URL]"
+    "[env: UNIMEM_DATABASE_URL; default: sqlite:///<data dir>/unimem.db, the data "
+    "dir being UNIMEM_DATA_DIR or ./data, relative to the working directory]"
 )
 
 
@@ -41,14 +43,17 @@ def _run(coro: Coroutine[Any, Any, T]) -> T:
 
 
 def _fail_cleanly(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """Turn unimem errors into a one-line message and exit status 1."""
+    """Turn unimem errors (and a file system error) into a one-line message and exit status 1."""
 
     @wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return fn(*args, **kwargs)
         except UnimemError as exc:
-            raise click.ClickException(f"{type(exc).__name__}: {exc.message}") from None
+            raise click.ClickException(exc.message) from None
+        except OSError as exc:  # e.g. a data directory that cannot be created
+            where = f" ({exc.filename})" if exc.filename else ""
+            raise click.ClickException(f"{exc.strerror or exc}{where}") from None
 
     return wrapper
 
@@ -57,24 +62,22 @@ def _fail_cleanly(fn: Callable[..., Any]) -> Callable[..., Any]:
 SHUTDOWN_GRACE_SECONDS = 15
 
 
-def _database_url(option: str | None) -> str:
-    from .server.settings import default_database_url
+def _settings(database_url: str | None = None, redis_url: str | None = None) -> Settings:
+    """The ``UNIMEM_*`` settings with the command's options in place of theirs."""
+    from .settings import Settings
 
-    url = option or os.environ.get("UNIMEM_DATABASE_URL", "").strip()
-    return url or default_database_url()
+    store = {"database_url": database_url} if database_url else {}
+    if redis_url:
+        store["redis_url"] = redis_url
+    return Settings.from_env(store=store)
 
 
-def _open_service(database_url: str | None) -> UnifiedMemoryService:
-    """The service as ``unimem serve`` opens it: ``--database-url`` or
-    ``UNIMEM_DATABASE_URL``, and ``UNIMEM_REDIS_URL``, ``UNIMEM_ENCRYPTION_KEYS``
-    and the ``UNIMEM_*`` limits, so encrypted content reads back and the Redis
-    layers are deleted too."""
-    from .server.app import build_service
-    from .server.settings import ServerSettings
+def _open_service(settings: Settings) -> UnifiedMemoryService:
+    """The service as ``unimem serve`` opens it: the settings' store behind their
+    Redis cache, with their encryption keys and limits, so encrypted content
+    reads back and the Redis layers are deleted too."""
+    from .assembly import build_service
 
-    settings = dataclasses.replace(
-        ServerSettings.from_env(), database_url=_database_url(database_url)
-    )
     return build_service(settings)
 
 
@@ -93,6 +96,15 @@ def _ensure_sqlite_dir(url: str) -> None:
         Path(url[len("sqlite:///") :]).expanduser().parent.mkdir(parents=True, exist_ok=True)
 
 
+def _where(url: str) -> str:
+    """The store URL for people: a password hidden, a SQLite file's absolute path."""
+    if url.startswith("sqlite:///"):
+        path = Path(url[len("sqlite:///") :]).expanduser()
+        if not path.is_absolute():
+            return f"{_redacted(url)} ({path.resolve()})"
+    return _redacted(url)
+
+
 async def _steps(label: str, steps: list[tuple[str, Callable[[], Awaitable[Any]]]]) -> list[Any]:
     """Run ``steps`` in order under a progress bar; return their results."""
     results: list[Any] = []
@@ -107,7 +119,12 @@ async def _steps(label: str, steps: list[tuple[str, Callable[[], Awaitable[Any]]
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="unimem")
 def main() -> None:
-    """unimem: unified conversation memory for voice and text AI assistants."""
+    """unimem: unified conversation memory for voice and text AI assistants.
+
+    Every command opens the store UNIMEM_DATABASE_URL (or --database-url) names;
+    by default ./data/unimem.db, relative to the working directory
+    (UNIMEM_DATA_DIR moves the data directory).
+    """
 
 
 # ---------------------------------------------------------------------- serve
@@ -152,32 +169,37 @@ def serve(
     log_level: str,
     access_log: bool,
 ) -> None:
-    """Serve the HTTP API, the live WebSocket and the web UI."""
+    """Serve the HTTP API, the live WebSocket and the web UI.
+
+    The data lives in UNIMEM_DATABASE_URL (or --database-url); by default in
+    ./data/unimem.db relative to the working directory (UNIMEM_DATA_DIR moves
+    it). Every UNIMEM_* variable is listed in the README.
+    """
     import uvicorn
 
-    from .server.settings import ServerSettings
+    from .server.app import create_app
 
-    url = _database_url(database_url)
-    os.environ["UNIMEM_DATABASE_URL"] = url
-    if redis_url:
-        os.environ["UNIMEM_REDIS_URL"] = redis_url
-    settings = ServerSettings.from_env()
+    settings = _settings(database_url, redis_url)
     if settings.local_mode and not _is_loopback(host):
         raise click.UsageError(
             f"refusing to listen on {host} in local mode (no UNIMEM_JWT_SECRET): anyone who "
             "can reach it would read every conversation. Set UNIMEM_JWT_SECRET (48+ random "
             "characters) and hand out tokens with `unimem token`, or bind 127.0.0.1."
         )
+    url = settings.store.durable_url
+    redis = settings.store.redis_url
     _ensure_sqlite_dir(url)
     click.echo(f"unimem {__version__}", err=True)
-    _run(_migrate_with_progress(url))
-    click.echo(f"  store     {_redacted(url)}", err=True)
-    if settings.redis_url:
-        click.echo(f"  cache     {_redacted(settings.redis_url)}", err=True)
+    applied = _run(_migrate(url))
+    click.echo(f"  store     {_where(url)}", err=True)
+    if applied:
+        click.echo(f"  schema    applied migrations {_versions(applied)}", err=True)
+    if redis:
+        click.echo(f"  cache     {_redacted(redis)}", err=True)
     if settings.local_mode:
         click.secho(
-            "  auth      LOCAL MODE: no UNIMEM_JWT_SECRET, every request is user 'local', "
-            "loopback only",
+            "  auth      LOCAL MODE: no UNIMEM_JWT_SECRET, every request is user "
+            f"{settings.auth.local_user!r}, loopback only",
             fg="yellow",
             err=True,
         )
@@ -185,11 +207,15 @@ def serve(
         click.echo(
             "  auth      bearer tokens (HS256); issue with `unimem token --user NAME`", err=True
         )
-    limit = settings.rate_limit
+    limit = settings.server.rate_limit
     click.echo(f"  limit     {limit if limit else 'off'} per user", err=True)
-    ui = "built" if (settings.web_dir / "index.html").is_file() else "not built (API only)"
+    shown = f"[{host}]" if ":" in host else host
+    if (settings.server.web_root / "index.html").is_file():
+        ui = f"open http://{shown}:{port}/ for the web UI"
+    else:
+        ui = "not built (API only)"
     click.echo(f"  web ui    {ui}", err=True)
-    if workers > 1 and not settings.redis_url:
+    if workers > 1 and not redis:
         click.secho(
             f"  workers   {workers} without UNIMEM_REDIS_URL: live updates reach only clients "
             "of the same worker",
@@ -200,11 +226,21 @@ def serve(
         click.echo(f"  workers   {workers} (the rate limit applies per worker)", err=True)
     click.echo(f"  access    {'logged' if access_log else 'not logged (--access-log)'}", err=True)
     click.echo(f"  telemetry {_telemetry_line()}", err=True)
-    shown = f"[{host}]" if ":" in host else host
-    click.echo(f"  listening http://{shown}:{port}  (docs at /docs)", err=True)
+    click.echo(f"  listening http://{shown}:{port}  (API docs at /docs)", err=True)
+    app: Any
+    if workers == 1:
+        app = create_app(settings)
+    else:
+        # uvicorn starts each worker process from an import string, and a worker
+        # reads its settings from the environment it inherits: the options go
+        # there (the one worker of the default case is handed its app instead)
+        app = "unimem.server.app:create_app"
+        os.environ["UNIMEM_DATABASE_URL"] = url
+        if redis:
+            os.environ["UNIMEM_REDIS_URL"] = redis
     uvicorn.run(
-        "unimem.server.app:create_app",
-        factory=True,
+        app,
+        factory=workers > 1,
         host=host,
         port=port,
         workers=workers,
@@ -225,14 +261,28 @@ def _telemetry_line() -> str:
     return "OpenTelemetry off (no provider or OTEL_* variable); /metrics as always"
 
 
-async def _migrate_with_progress(url: str) -> None:
-    from .service import UnifiedMemoryService
+@runtime_checkable
+class _Migrating(Protocol):
+    """A store that records the migrations its last ``setup()`` applied."""
 
-    service = UnifiedMemoryService.from_url(url)
-    await _steps(
-        "  migrating",
-        [("open and migrate the store", service.setup), ("close", service.aclose)],
-    )
+    applied_migrations: list[int]
+
+
+def _versions(applied: list[int]) -> str:
+    return ", ".join(str(v) for v in applied)
+
+
+async def _migrate(url: str) -> list[int]:
+    """Open the durable store at ``url`` (creating or migrating its schema) and close
+    it; returns the migration versions applied."""
+    from .stores import durable_store_from_url
+
+    store = durable_store_from_url(url)
+    await store.setup()
+    try:
+        return list(store.applied_migrations) if isinstance(store, _Migrating) else []
+    finally:
+        await store.aclose()
 
 
 # ---------------------------------------------------------------------- maintenance
@@ -243,10 +293,13 @@ async def _migrate_with_progress(url: str) -> None:
 @_fail_cleanly
 def migrate(database_url: str | None) -> None:
     """Create the schema or apply pending migrations (safe to run again)."""
-    url = _database_url(database_url)
+    url = _settings(database_url).store.durable_url
     _ensure_sqlite_dir(url)
-    _run(_migrate_with_progress(url))
-    click.echo(f"store {_redacted(url)} is up to date")
+    applied = _run(_migrate(url))
+    if applied:
+        click.echo(f"store {_where(url)}: applied migrations {_versions(applied)}")
+    else:
+        click.echo(f"store {_where(url)} is up to date: no migration to apply")
 
 
 @main.command()
@@ -259,7 +312,7 @@ def migrate(database_url: str | None) -> None:
 @_fail_cleanly
 def sweep(database_url: str | None, default_retention_days: int | None) -> None:
     """Delete entries and events older than each user's retention period."""
-    service = _open_service(database_url)
+    service = _open_service(_settings(database_url))
 
     async def sweep_now() -> int:
         return await service.sweep_retention(default_retention_days=default_retention_days)
@@ -286,8 +339,10 @@ def sweep(database_url: str | None, default_retention_days: int | None) -> None:
 def export(user: str, database_url: str | None, output: Path | None) -> None:
     """Export everything stored about a user as JSON."""
 
+    settings = _settings(database_url)
+
     async def go() -> dict[str, Any]:
-        async with _open_service(database_url) as service:
+        async with _open_service(settings) as service:
             return await service.export_user_memory(user, actor="cli")
 
     data = _run(go())
@@ -336,8 +391,10 @@ def delete(
     if not yes:
         click.confirm(f"Delete {what} of user {user!r}? This cannot be undone", abort=True)
 
+    settings = _settings(database_url)
+
     async def go() -> Any:
-        async with _open_service(database_url) as service:
+        async with _open_service(settings) as service:
             return await service.delete_user_memory(
                 user, scope, tz=tz, session_id=session_id, actor="cli"
             )
@@ -377,14 +434,22 @@ def token(user: str, ttl: str, secret: str | None) -> None:
 def mcp(user: str, database_url: str | None) -> None:
     """Serve memory tools to an MCP client over stdin/stdout.
 
-    Tools: add_entry, get_context, get_history, list_sessions, delete_memory.
-    The store is opened as `unimem serve` opens it (UNIMEM_REDIS_URL,
-    UNIMEM_ENCRYPTION_KEYS and the UNIMEM_* limits apply).
+    Tools: add_entry, get_context, get_history, list_sessions, delete_memory,
+    add_fact, list_facts, delete_fact. The store is opened as `unimem serve`
+    opens it (UNIMEM_DATABASE_URL, UNIMEM_REDIS_URL, UNIMEM_ENCRYPTION_KEYS and
+    the UNIMEM_* limits apply). An MCP host starts this in a directory of its
+    choosing: set UNIMEM_DATA_DIR (or UNIMEM_DATABASE_URL) in its server entry,
+    or the data lands in ./data/unimem.db of that directory. The store opened is
+    printed on stderr.
     """
     from .mcp_server import serve_stdio
 
-    _ensure_sqlite_dir(_database_url(database_url))
-    _run(serve_stdio(_open_service(database_url), user))
+    settings = _settings(database_url)
+    url = settings.store.durable_url
+    _ensure_sqlite_dir(url)
+    service = _open_service(settings)
+    click.echo(f"unimem {__version__} mcp: store {_where(url)}, user {user!r}", err=True)
+    _run(serve_stdio(service, user))
 
 
 if __name__ == "__main__":  # pragma: no cover - `python -m unimem.cli`

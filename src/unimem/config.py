@@ -1,20 +1,8 @@
 """Configuration: where data lives and the limits the service enforces.
 
-Nothing is read at import time; call :func:`load_config` (or build
-:class:`MemoryConfig` yourself) when the application starts.
-
-Environment variables:
-
-==============================  ==============================================
-``UNIMEM_DATABASE_URL``         durable store: ``sqlite:///path.db``, ``postgresql://...``
-                                or ``memory://`` (default: ``sqlite:///<data dir>/unimem.db``
-                                for the server, ``memory://`` for the bare library)
-``UNIMEM_REDIS_URL``            session cache: ``redis://...`` or ``redis+cluster://...``
-``UNIMEM_MAX_CONTENT_BYTES``    largest ``content`` accepted, in UTF-8 bytes (32768)
-``UNIMEM_HOT_WINDOW``           messages kept hot per session (50)
-``UNIMEM_SESSION_TTL``          idle seconds before a cached session expires (86400)
-``VOICEASSIST_DATA_DIR``        data directory (also ``UNIMEM_DATA_DIR``; default ``./data``)
-==============================  ==============================================
+Nothing is read at import time. Every setting and its environment variable
+is in :mod:`unimem.settings` (:class:`unimem.settings.Settings`); the
+functions here read the same variables for code written before it.
 """
 
 from __future__ import annotations
@@ -82,22 +70,13 @@ class MemoryConfig:
             raise ConfigurationError("default_user_id must not be empty")
 
 
-def _int_env(env: Mapping[str, str], name: str, default: int) -> int:
-    raw = env.get(name, "").strip()
-    if not raw:
-        return default
-    try:
-        return int(raw)
-    except ValueError:
-        raise ConfigurationError(f"{name} must be a whole number, got {raw!r}") from None
-
-
 def load_config(env: Mapping[str, str] | None = None) -> MemoryConfig:
-    """Build a :class:`MemoryConfig` from ``UNIMEM_*`` environment variables."""
-    env = os.environ if env is None else env
-    return MemoryConfig(
-        max_content_bytes=_int_env(env, "UNIMEM_MAX_CONTENT_BYTES", 32 * 1024),
-        hot_window=_int_env(env, "UNIMEM_HOT_WINDOW", 50),
-        session_ttl_seconds=_int_env(env, "UNIMEM_SESSION_TTL", 24 * 3600),
-        short_term_ttl_seconds=_int_env(env, "UNIMEM_SHORT_TERM_TTL", 24 * 3600),
-    )
+    """The :class:`MemoryConfig` of the ``UNIMEM_*`` variables (``os.environ`` by
+    default): ``Settings.from_env(env).store.memory_config()``.
+
+    Raises:
+        ConfigurationError: a variable cannot work as given (the message names it).
+    """
+    from .settings import Settings
+
+    return Settings.from_env(env).store.memory_config()

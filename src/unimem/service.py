@@ -8,12 +8,11 @@ to live listeners. Stores never see unvalidated input.
 from __future__ import annotations
 
 import asyncio
-import os
 from collections.abc import Mapping
 from types import TracebackType
 from typing import Any, Self
 
-from .config import MemoryConfig, load_config, resolve_data_dir
+from .config import MemoryConfig
 from .context.service_ops import ContextOperations
 from .errors import (
     ConfigurationError,
@@ -35,7 +34,6 @@ from .models import (
     SwitchTrigger,
     utcnow,
 )
-from .privacy.crypto import load_keyring
 from .privacy.operations import (
     audit_record,
 )
@@ -136,22 +134,19 @@ class UnifiedMemoryService(SessionReads, PrivacyOperations, ContextOperations):
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Self:
-        """A service configured by ``UNIMEM_DATABASE_URL`` (default: embedded SQLite in
-        the data directory), ``UNIMEM_REDIS_URL`` (optional), ``UNIMEM_ENCRYPTION_KEYS``
-        (optional: content encrypted at rest) and the ``UNIMEM_*`` limits."""
-        env = os.environ if env is None else env
-        archive = env.get("UNIMEM_DATABASE_URL", "").strip()
-        if not archive:
-            archive = f"sqlite:///{resolve_data_dir(env) / 'unimem.db'}"
-        service = cls.from_url(
-            archive=archive,
-            session=env.get("UNIMEM_REDIS_URL", "").strip() or None,
-            config=load_config(env),
-        )
-        keyring = load_keyring(env)
-        if keyring is not None:
-            service.use_encryption(keyring)
-        return service
+        """The service the ``UNIMEM_*`` variables name (``os.environ`` by default):
+        ``build_service(Settings.from_env(env))``, as the server, the CLI and the
+        MCP server open it (see :mod:`unimem.settings`): ``UNIMEM_DATABASE_URL``
+        (default: embedded SQLite in the data directory), ``UNIMEM_REDIS_URL``,
+        ``UNIMEM_ENCRYPTION_KEYS``, ``UNIMEM_LLM_*`` and the limits.
+
+        Raises:
+            ConfigurationError: a variable cannot work as given.
+        """
+        from .assembly import build_service
+        from .settings import Settings
+
+        return build_service(Settings.from_env(env), cls)
 
     # ------------------------------------------------------------------ life cycle
 

@@ -2,15 +2,9 @@
 vLLM, llama.cpp, Ollama, LiteLLM), shared by the LLM summarizer and the
 server's assistant replies.
 
-Configuration, read only when :func:`endpoint_from_env` is called:
-
-=========================  =====================================================
-``UNIMEM_LLM_BASE_URL``    endpoint base, e.g. ``http://127.0.0.1:8000/v1``
-``UNIMEM_LLM_MODEL``       model name sent in the request (``gpt-4o-mini``)
-``UNIMEM_LLM_API_KEY``     bearer token, if the endpoint wants one
-``UNIMEM_LLM_TIMEOUT``     seconds: the whole call, or the wait for each streamed
-                           chunk (``5``)
-=========================  =====================================================
+Configuration: the ``llm`` section of :class:`unimem.settings.Settings`
+(``UNIMEM_LLM_BASE_URL``, ``UNIMEM_LLM_MODEL``, ``UNIMEM_LLM_API_KEY``,
+``UNIMEM_LLM_TIMEOUT``).
 
 Errors name the failure (timeout, HTTP status, shape), never the text sent or received.
 """
@@ -18,14 +12,13 @@ Errors name the failure (timeout, HTTP status, shape), never the text sent or re
 from __future__ import annotations
 
 import asyncio
-import os
 from collections.abc import AsyncGenerator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import orjson
 
-from ..errors import ConfigurationError, UnimemError
+from ..errors import UnimemError
 
 __all__ = ["LLMEndpoint", "LLMError", "complete", "endpoint_from_env", "stream_chat"]
 
@@ -71,33 +64,16 @@ class LLMEndpoint:
 
 
 def endpoint_from_env(env: Mapping[str, str] | None = None) -> LLMEndpoint | None:
-    """The endpoint ``UNIMEM_LLM_*`` names, or ``None`` when no base URL is set.
+    """The endpoint ``UNIMEM_LLM_*`` names (``os.environ`` by default), or ``None``
+    when no base URL is set: ``Settings.from_env(env).llm.endpoint()``.
 
     Raises:
         ConfigurationError: the base URL is not http(s), or ``UNIMEM_LLM_TIMEOUT``
             is not a positive number.
     """
-    env = os.environ if env is None else env
-    base_url = env.get("UNIMEM_LLM_BASE_URL", "").strip()
-    if not base_url:
-        return None
-    if not base_url.startswith(("http://", "https://")):
-        raise ConfigurationError("UNIMEM_LLM_BASE_URL must start with http:// or https://")
-    raw_timeout = env.get("UNIMEM_LLM_TIMEOUT", "5").strip() or "5"
-    try:
-        timeout = float(raw_timeout)
-    except ValueError:
-        timeout = -1.0
-    if not timeout > 0:
-        raise ConfigurationError(
-            f"UNIMEM_LLM_TIMEOUT must be a positive number of seconds, got {raw_timeout!r}"
-        )
-    return LLMEndpoint(
-        base_url=base_url,
-        model=env.get("UNIMEM_LLM_MODEL", "").strip() or "gpt-4o-mini",
-        api_key=env.get("UNIMEM_LLM_API_KEY", "").strip() or None,
-        timeout=timeout,
-    )
+    from ..settings import Settings
+
+    return Settings.from_env(env).llm.endpoint()
 
 
 async def complete(endpoint: LLMEndpoint, body: dict[str, Any], *, what: str = "LLM") -> str:

@@ -17,8 +17,9 @@ from ..stores import DurableStore
 from ..validation import check_content_size, check_id, check_range
 from . import operations as context_ops
 from .builder import LLMContext
+from .extractive import ExtractiveSummarizer
 from .pipeline import build_session_context
-from .summarize import Summarizer, summarizer_from_env
+from .summarize import Summarizer
 
 if TYPE_CHECKING:
     from ..privacy.pipeline import PhiTally
@@ -32,8 +33,8 @@ class ContextOperations:
 
     config: MemoryConfig
     privacy: PrivacyPipeline
-    #: Summarizer of older turns for ``build_llm_context``; ``None`` means from
-    #: ``UNIMEM_LLM_*`` on first use (extractive when unset).
+    #: Summarizer of older turns for ``build_llm_context``; ``None`` means the
+    #: offline extractive one (``build_service`` sets the LLM one of the settings).
     summarizer: Summarizer | None = None
 
     if TYPE_CHECKING:  # provided by UnifiedMemoryService
@@ -108,7 +109,7 @@ class ContextOperations:
             raise InvalidInputError("rag_results must be a list", field="rag_results")
         await self._owned_session(session_id, user_id)
         if self.summarizer is None:
-            self.summarizer = summarizer_from_env()
+            self.summarizer = ExtractiveSummarizer()
         return await build_session_context(
             await self._store(),
             session_id=session_id,

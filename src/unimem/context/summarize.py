@@ -7,16 +7,10 @@ with a hard deadline; :func:`summarize_with_fallback` turns any failure of it
 into the extractive result plus a recorded degradation, so a summarizer
 outage never fails a turn.
 
-Configuration, read only when :func:`summarizer_from_env` is called (the client
-is :mod:`unimem.context.llm_client`, shared with the server's assistant replies):
-
-=========================  =====================================================
-``UNIMEM_LLM_BASE_URL``    endpoint base, e.g. ``http://127.0.0.1:8000/v1`` (unset:
-                           the extractive summarizer is used)
-``UNIMEM_LLM_MODEL``       model name sent in the request (``gpt-4o-mini``)
-``UNIMEM_LLM_API_KEY``     bearer token, if the endpoint wants one
-``UNIMEM_LLM_TIMEOUT``     seconds for the whole call (``5``)
-=========================  =====================================================
+Configuration: the ``llm`` section of :class:`unimem.settings.Settings`
+(``UNIMEM_LLM_*``), turned into a summarizer by :func:`summarizer_for` when
+the service is built (:func:`unimem.assembly.build_service`). The client is
+:mod:`unimem.context.llm_client`, shared with the server's assistant replies.
 """
 
 from __future__ import annotations
@@ -38,6 +32,7 @@ __all__ = [
     "Summarizer",
     "SummarizerError",
     "summarize_with_fallback",
+    "summarizer_for",
     "summarizer_from_env",
 ]
 
@@ -151,14 +146,8 @@ class LLMSummarizer:
         return fit_text("\n".join(lines), max_tokens, model)
 
 
-def summarizer_from_env(env: Mapping[str, str] | None = None) -> Summarizer:
-    """The LLM summarizer when ``UNIMEM_LLM_BASE_URL`` is set, else the extractive one.
-
-    Raises:
-        ConfigurationError: ``UNIMEM_LLM_TIMEOUT`` is not a positive number, or the
-            base URL is not http(s).
-    """
-    endpoint = endpoint_from_env(env)
+def summarizer_for(endpoint: LLMEndpoint | None) -> Summarizer:
+    """The LLM summarizer on ``endpoint``, or the extractive one without it."""
     if endpoint is None:
         return ExtractiveSummarizer()
     return LLMSummarizer(
@@ -167,6 +156,17 @@ def summarizer_from_env(env: Mapping[str, str] | None = None) -> Summarizer:
         api_key=endpoint.api_key,
         timeout=endpoint.timeout,
     )
+
+
+def summarizer_from_env(env: Mapping[str, str] | None = None) -> Summarizer:
+    """The LLM summarizer when ``UNIMEM_LLM_BASE_URL`` is set (``os.environ`` by
+    default), else the extractive one.
+
+    Raises:
+        ConfigurationError: ``UNIMEM_LLM_TIMEOUT`` is not a positive number, or the
+            base URL is not http(s).
+    """
+    return summarizer_for(endpoint_from_env(env))
 
 
 async def summarize_with_fallback(

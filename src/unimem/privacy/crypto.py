@@ -129,7 +129,8 @@ class Keyring:
 
 
 def load_keyring(env: Mapping[str, str] | None = None) -> Keyring | None:
-    """The keyring of ``UNIMEM_ENCRYPTION_KEYS``, or ``None`` when it is not set."""
-    env = os.environ if env is None else env
-    spec = env.get(ENV_VAR, "").strip()
-    return Keyring.parse(spec) if spec else None
+    """The keyring of ``UNIMEM_ENCRYPTION_KEYS`` (``os.environ`` by default), or
+    ``None`` when it is not set: ``Settings.from_env(env).privacy.keyring()``."""
+    from ..settings import Settings
+
+    return Settings.from_env(env).privacy.keyring()

@@ -26,7 +26,9 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import Scope
 
 from .. import __version__
+from ..assembly import build_service
 from ..service import UnifiedMemoryService
+from ..settings import Settings
 from . import live, me, ops, reply, sessions
 from .auth import Authenticator, RateLimiter
 from .errors import install_error_handlers
@@ -106,23 +108,6 @@ def _fastapi_telemetry(enabled: bool) -> dict[str, Any]:
     return {"telemetry": {"tracing": False, "metrics": False, "logs": False}}
 
 
-def build_service(settings: ServerSettings) -> UnifiedMemoryService:
-    """The memory service the settings name (not yet set up), encrypting content
-    at rest when ``UNIMEM_ENCRYPTION_KEYS`` is set. The CLI opens it the same way.
-
-    Raises:
-        ConfigurationError: a URL or the keys cannot work.
-    """
-    service = UnifiedMemoryService.from_url(
-        archive=settings.database_url, session=settings.redis_url, config=settings.memory
-    )
-    if settings.encryption_keys:
-        from ..privacy.crypto import Keyring
-
-        service.use_encryption(Keyring.parse(settings.encryption_keys))
-    return service
-
-
 async def _start_relay(
     settings: ServerSettings, service: UnifiedMemoryService
 ) -> RedisLiveBus | None:
@@ -169,12 +154,16 @@ class _SpaFiles(StaticFiles):
 
 
 def create_app(
-    settings: ServerSettings | None = None, *, service: UnifiedMemoryService | None = None
+    settings: Settings | ServerSettings | None = None,
+    *,
+    service: UnifiedMemoryService | None = None,
 ) -> FastAPI:
     """The unimem HTTP + WebSocket app.
 
     Args:
-        settings: server settings; read from ``UNIMEM_*`` variables when omitted.
+        settings: the settings (:class:`unimem.settings.Settings`, or the
+            server's flat :class:`ServerSettings`); read from ``UNIMEM_*``
+            variables when omitted (``Settings.from_env()``).
         service: serve this service instead of building one from the settings'
             URLs (embedding, tests); the app sets it up but leaves closing it to
             the caller.
@@ -182,17 +171,19 @@ def create_app(
     Raises:
         ConfigurationError: a setting cannot work.
     """
-    settings = settings if settings is not None else ServerSettings.from_env()
+    if settings is None:
+        settings = Settings.from_env()
+    server = ServerSettings.from_settings(settings) if isinstance(settings, Settings) else settings
     metrics = Metrics()
     otel = opentelemetry_configured()
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        memory = service if service is not None else build_service(settings)
+        memory = service if service is not None else build_service(server.to_settings())
         if not isinstance(memory.store, TimedStore):
             memory.store = TimedStore(memory.store, metrics)
         await memory.setup()
-        relay = await _start_relay(settings, memory)
+        relay = await _start_relay(server, memory)
         await asyncio.to_thread(_warm_up)
         # Everything loaded so far (models, lexicons, schemas, the app) lives as
         # long as the process: move it out of the collector's reach, so a full
@@ -200,28 +191,24 @@ def create_app(
         gc.collect()
         gc.freeze()
         app.state.service = memory
-        if settings.local_mode:
-            log.warning(
-                "unimem %s: LOCAL MODE (no UNIMEM_JWT_SECRET): loopback clients only, "
-                "every request is user %r",
-                __version__,
-                settings.local_user,
-            )
         if not otel and opentelemetry_configured():
             log.warning(
                 "OpenTelemetry was set up after the app was built: FastAPI's request "
                 "telemetry stays off; set it up before create_app(), or set any OTEL_* variable"
             )
         log.info(
-            "unimem %s ready: store %s, OpenTelemetry %s",
+            "unimem %s ready: store %s, %s, OpenTelemetry %s",
             __version__,
-            _scheme(settings),
+            _scheme(server),
+            f"local mode (loopback only, user {server.local_user!r})"
+            if server.local_mode
+            else "bearer tokens",
             "on" if otel else "off",
         )
         sweeper = None
-        if settings.sweep_interval > 0:
+        if server.sweep_interval > 0:
             sweeper = asyncio.create_task(
-                sweep_forever(memory, lock_for(settings), settings.sweep_interval)
+                sweep_forever(memory, lock_for(server), server.sweep_interval)
             )
         try:
             yield
@@ -242,12 +229,12 @@ def create_app(
         lifespan=lifespan,
         **_fastapi_telemetry(otel),
     )
-    app.state.settings = settings
+    app.state.settings = server
     #: Whether FastAPI's OpenTelemetry request telemetry runs (decided at build).
     app.state.opentelemetry = otel
     app.state.metrics = metrics
-    app.state.auth = Authenticator(settings.jwt_secret, settings.local_user)
-    app.state.limiter = RateLimiter(settings.rate_limit)
+    app.state.auth = Authenticator(server.jwt_secret, server.local_user)
+    app.state.limiter = RateLimiter(server.rate_limit)
     install_error_handlers(app)
     app.include_router(ops.router)
     app.include_router(sessions.router)
@@ -256,12 +243,12 @@ def create_app(
     app.include_router(live.router)
 
     # Innermost first: the body limit runs inside the metrics.
-    app.add_middleware(BodyLimitMiddleware, limit=settings.max_body_bytes)
+    app.add_middleware(BodyLimitMiddleware, limit=server.max_body_bytes)
     app.add_middleware(MetricsMiddleware, metrics=metrics)
-    if settings.local_mode:
+    if server.local_mode:
         app.add_middleware(LoopbackOnlyMiddleware)
 
-    web = settings.web_dir
+    web = server.web_dir
     if (web / "index.html").is_file():
         app.mount("/", _SpaFiles(directory=web, html=True), name="web")
     else:

@@ -18,8 +18,8 @@ router = APIRouter(tags=["ops"])
 
 @router.get("/healthz", operation_id="healthz", response_model=Status, summary="Liveness")
 async def healthz(settings: SettingsDep) -> Status:
-    """The process answers."""
-    return Status(status="ok", local_mode=settings.local_mode)
+    """The process answers; ``store`` is the kind of store it serves."""
+    return Status(status="ok", store=settings.store_kind, local_mode=settings.local_mode)
 
 
 @router.get(
@@ -29,20 +29,24 @@ async def healthz(settings: SettingsDep) -> Status:
     responses={503: {"model": Status, "description": "The store cannot be reached"}},
     summary="Readiness: the store answers",
 )
-async def readyz(service: ServiceDep, metrics: MetricsDep) -> Response:
-    """Reads a session row from the store; 503 when it fails."""
+async def readyz(service: ServiceDep, metrics: MetricsDep, settings: SettingsDep) -> Response:
+    """Reads a session row from the store; 503 when it fails (``store`` names the error)."""
     start = time.perf_counter()
     try:
         await service.store.get_session("readyz-probe")
     except (StoreError, OSError) as exc:
-        body = Status(status="unavailable", store=type(exc).__name__)
+        body = Status(
+            status="unavailable", store=type(exc).__name__, local_mode=settings.local_mode
+        )
         return Response(
             body.model_dump_json(), 503, media_type="application/json", headers={"Retry-After": "1"}
         )
     finally:
         metrics.store.labels("readyz", "probe").observe(time.perf_counter() - start)
     return Response(
-        Status(status="ok", store="ok").model_dump_json(), 200, media_type="application/json"
+        Status(status="ok", store="ok", local_mode=settings.local_mode).model_dump_json(),
+        200,
+        media_type="application/json",
     )
 
 

@@ -92,5 +92,9 @@ class Status(BaseModel):
     """Health or readiness."""
 
     status: Literal["ok", "unavailable"]
+    #: ``/healthz``: the store's kind (``sqlite``, ``postgresql``, ``memory``,
+    #: ``redis+postgresql`` with a cache in front); ``/readyz``: ``ok``, or the
+    #: name of the error the store answered.
     store: str | None = None
+    #: Whether the server runs in local mode (no JWT secret: loopback only).
     local_mode: bool | None = None

@@ -1,75 +1,38 @@
-"""Server settings, read from the environment when the app is built (never at import).
-
-==============================  ==============================================
-``UNIMEM_DATABASE_URL``         durable store (default ``sqlite:///<data dir>/unimem.db``)
-``UNIMEM_REDIS_URL``            session cache (optional)
-``UNIMEM_JWT_SECRET``           HS256 secret for bearer tokens (at least 32 bytes);
-                                unset means local mode: loopback only, user ``local``
-``UNIMEM_RATE_LIMIT``           per-user limit such as ``600/minute``; ``off`` disables
-``UNIMEM_MAX_BODY_BYTES``       largest request body accepted (1048576)
-``UNIMEM_WEB_DIR``              built web UI to serve at ``/`` (default: the packaged one)
-``UNIMEM_SWEEP_INTERVAL``       seconds between retention sweeps (3600); ``0`` turns them off
-``UNIMEM_ENCRYPTION_KEYS``      keys encrypting content at rest (see ``unimem.privacy.crypto``)
-``UNIMEM_LLM_BASE_URL`` ...     the assistant's OpenAI-compatible endpoint (see
-                                ``unimem.context.llm_client``); unset: no assistant replies
-==============================  ==============================================
+"""The server's settings: the sections of :class:`unimem.settings.Settings` the
+app reads, flat (``ServerSettings(database_url=..., jwt_secret=...)`` for
+embedding and tests). :meth:`ServerSettings.from_env` reads the ``UNIMEM_*``
+variables through :meth:`Settings.from_env <unimem.settings.Settings.from_env>`;
+the variables are listed there.
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..config import DEFAULT_USER_ID, MemoryConfig, load_config, resolve_data_dir
-from ..context.llm_client import LLMEndpoint, endpoint_from_env
+from ..config import DEFAULT_USER_ID, MemoryConfig, resolve_data_dir
+from ..context.llm_client import LLMEndpoint
 from ..errors import ConfigurationError
+from ..settings import (
+    MIN_SECRET_BYTES,
+    AuthSettings,
+    LLMSettings,
+    PrivacySettings,
+    RateLimit,
+    ServerSection,
+    Settings,
+    StoreSettings,
+    parse_rate_limit,
+)
 
-__all__ = ["RateLimit", "ServerSettings", "default_database_url", "parse_rate_limit"]
-
-_PERIODS = {"second": 1.0, "minute": 60.0, "hour": 3600.0, "day": 86400.0}
-
-#: HS256 keys shorter than the hash output are weak (RFC 7518 section 3.2).
-MIN_SECRET_BYTES = 32
-
-
-@dataclass(frozen=True, slots=True)
-class RateLimit:
-    """``requests`` per ``period`` seconds, per user."""
-
-    requests: int
-    period: float
-
-    def __str__(self) -> str:
-        names = {seconds: name for name, seconds in _PERIODS.items()}
-        return f"{self.requests}/{names.get(self.period, f'{self.period:g}s')}"
-
-
-def parse_rate_limit(raw: str) -> RateLimit | None:
-    """Parse ``"600/minute"`` (also ``second``, ``hour``, ``day``, or seconds as a number).
-
-    ``"off"``, ``"0"`` and ``""`` mean no limit (``None``).
-
-    Raises:
-        ConfigurationError: the text is not ``<count>/<period>``.
-    """
-    text = raw.strip().lower()
-    if text in ("", "0", "off", "none"):
-        return None
-    count, _, period = text.partition("/")
-    try:
-        requests = int(count)
-        seconds = _PERIODS.get(period.rstrip("s")) or float(period or "nan")
-    except ValueError:
-        seconds = float("nan")
-        requests = 0
-    if requests < 1 or not seconds > 0:
-        raise ConfigurationError(
-            f"UNIMEM_RATE_LIMIT must look like '600/minute' (count/second|minute|hour|day), "
-            f"got {raw!r}"
-        )
-    return RateLimit(requests, seconds)
+__all__ = [
+    "MIN_SECRET_BYTES",
+    "RateLimit",
+    "ServerSettings",
+    "default_database_url",
+    "parse_rate_limit",
+]
 
 
 def default_database_url(env: Mapping[str, str] | None = None) -> str:
@@ -78,7 +41,7 @@ def default_database_url(env: Mapping[str, str] | None = None) -> str:
 
 
 def _default_web_dir() -> Path:
-    return Path(__file__).resolve().parent.parent / "web" / "dist"
+    return ServerSection().web_root
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,38 +85,76 @@ class ServerSettings:
         """No secret: loopback only, and every request is ``local_user``."""
         return self.jwt_secret is None
 
+    @property
+    def store_kind(self) -> str:
+        """The store's kind: the URL schemes (never the URLs, which may carry
+        passwords), e.g. ``sqlite`` or ``redis+postgresql``."""
+        durable = self.database_url.split("://", 1)[0].lower()
+        durable = "postgresql" if durable == "postgres" else durable
+        if self.redis_url:
+            return f"{self.redis_url.split('://', 1)[0].lower()}+{durable}"
+        return durable
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> ServerSettings:
+        """The server's view of ``settings``."""
+        store, server = settings.store, settings.server
+        secret, keys = settings.auth.jwt_secret, settings.privacy.encryption_keys
+        return cls(
+            database_url=store.durable_url,
+            redis_url=store.redis_url,
+            jwt_secret=secret.get_secret_value() if secret is not None else None,
+            rate_limit=server.rate_limit,
+            max_body_bytes=server.max_body_bytes,
+            web_dir=server.web_root,
+            memory=store.memory_config(),
+            local_user=settings.auth.local_user,
+            live_channel_prefix=server.live_channel_prefix,
+            sweep_interval=server.sweep_interval,
+            encryption_keys=keys.get_secret_value() if keys is not None else None,
+            llm=settings.llm.endpoint(),
+        )
+
+    def to_settings(self) -> Settings:
+        """The :class:`~unimem.settings.Settings` these are a view of (what
+        :func:`unimem.assembly.build_service` builds the service from)."""
+        llm = self.llm
+        memory = self.memory
+        return Settings(
+            store=StoreSettings(
+                database_url=self.database_url,
+                redis_url=self.redis_url,
+                max_content_bytes=memory.max_content_bytes,
+                hot_window=memory.hot_window,
+                session_ttl=memory.session_ttl_seconds,
+                short_term_ttl=memory.short_term_ttl_seconds,
+                default_user_id=memory.default_user_id,
+                max_context_messages=memory.max_context_messages,
+                max_history_messages=memory.max_history_messages,
+                max_events=memory.max_events,
+            ),
+            server=ServerSection(
+                rate_limit=self.rate_limit,
+                max_body_bytes=self.max_body_bytes,
+                web_dir=self.web_dir,
+                sweep_interval=self.sweep_interval,
+                live_channel_prefix=self.live_channel_prefix,
+            ),
+            auth=AuthSettings(jwt_secret=self.jwt_secret, local_user=self.local_user),
+            llm=LLMSettings()
+            if llm is None
+            else LLMSettings(
+                base_url=llm.base_url, model=llm.model, api_key=llm.api_key, timeout=llm.timeout
+            ),
+            privacy=PrivacySettings(encryption_keys=self.encryption_keys),
+        )
+
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> ServerSettings:
-        """Settings from ``UNIMEM_*`` variables (see the module docstring).
+        """Settings from ``UNIMEM_*`` variables (``os.environ`` by default; see
+        :mod:`unimem.settings`).
 
         Raises:
             ConfigurationError: a variable cannot work as given.
         """
-        env = os.environ if env is None else env
-        raw_body = env.get("UNIMEM_MAX_BODY_BYTES", "").strip()
-        try:
-            max_body = int(raw_body) if raw_body else 1024 * 1024
-        except ValueError:
-            raise ConfigurationError(
-                f"UNIMEM_MAX_BODY_BYTES must be a whole number, got {raw_body!r}"
-            ) from None
-        web_dir = env.get("UNIMEM_WEB_DIR", "").strip()
-        raw_sweep = env.get("UNIMEM_SWEEP_INTERVAL", "").strip()
-        try:
-            sweep_interval = float(raw_sweep) if raw_sweep else 3600.0
-        except ValueError:
-            raise ConfigurationError(
-                f"UNIMEM_SWEEP_INTERVAL must be a number of seconds, got {raw_sweep!r}"
-            ) from None
-        return cls(
-            database_url=env.get("UNIMEM_DATABASE_URL", "").strip() or default_database_url(env),
-            redis_url=env.get("UNIMEM_REDIS_URL", "").strip() or None,
-            jwt_secret=env.get("UNIMEM_JWT_SECRET", "") or None,
-            rate_limit=parse_rate_limit(env.get("UNIMEM_RATE_LIMIT", "600/minute")),
-            max_body_bytes=max_body,
-            web_dir=Path(web_dir).expanduser() if web_dir else _default_web_dir(),
-            memory=load_config(env),
-            sweep_interval=sweep_interval,
-            encryption_keys=env.get("UNIMEM_ENCRYPTION_KEYS", "").strip() or None,
-            llm=endpoint_from_env(env),
-        )
+        return cls.from_settings(Settings.from_env(env))

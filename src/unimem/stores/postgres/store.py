@@ -130,6 +130,31 @@ WITH s AS (
 )
 
 
+#: Errors of a URL or a role that cannot work (retrying will not help), and what to do.
+_REFUSED: tuple[tuple[type[BaseException], str], ...] = (
+    (
+        asyncpg.exceptions.InvalidCatalogNameError,
+        "create the database (`createdb NAME`) or fix the database name in the store URL",
+    ),
+    (
+        asyncpg.exceptions.InvalidAuthorizationSpecificationError,
+        "create the role (`createuser NAME`) or fix the user and password in the store URL",
+    ),
+    (
+        asyncpg.exceptions.InsufficientPrivilegeError,
+        "grant the role the right to create tables in the database, or use another role",
+    ),
+)
+
+
+def _refused(exc: BaseException) -> ConfigurationError | None:
+    """The error saying what to do when PostgreSQL refuses the URL's database or role."""
+    for kind, hint in _REFUSED:
+        if isinstance(exc, kind):
+            return ConfigurationError(f"PostgreSQL refused the store: {exc}; {hint}")
+    return None
+
+
 def _translate(exc: BaseException) -> StoreUnavailableError:
     return StoreUnavailableError(
         f"PostgreSQL is unreachable ({type(exc).__name__}); nothing was written, retry later"
@@ -266,6 +291,8 @@ class PostgresStore(LaterLayersMixin):
         self._states: OrderedDict[str, _CachedState] = OrderedDict()
         self._state_cache_size = state_cache_size
         self._locks: dict[str, list[Any]] = {}
+        #: The migration versions the last :meth:`setup` applied.
+        self.applied_migrations: list[int] = []
 
     @classmethod
     def from_url(cls, url: str, **kwargs: Any) -> PostgresStore:
@@ -310,12 +337,23 @@ class PostgresStore(LaterLayersMixin):
             )
         except _UNAVAILABLE as exc:
             raise _translate(exc) from exc
+        except asyncpg.PostgresError as exc:
+            refused = _refused(exc)
+            if refused is None:
+                raise
+            raise refused from exc
         self._pool = pool
         try:
             if self._migrate:
-                await self.migrate()
+                self.applied_migrations = await self.migrate()
             else:
                 await self._check_schema()
+        except asyncpg.PostgresError as exc:
+            await self.aclose()
+            refused = _refused(exc)
+            if refused is None:
+                raise
+            raise refused from exc
         except BaseException:
             await self.aclose()
             raise

@@ -144,6 +144,8 @@ class SQLiteStore(SQLiteLayers):
         self._migrate = migrate
         self._fsync = durable_fsync
         self._db: sqlite3.Connection | None = None
+        #: The migration versions the last :meth:`setup` applied.
+        self.applied_migrations: list[int] = []
 
     @classmethod
     def from_url(cls, url: str, **kwargs: bool) -> SQLiteStore:
@@ -170,7 +172,7 @@ class SQLiteStore(SQLiteLayers):
             ) from exc
         self._db = db
         if self._migrate:
-            self.migrate()
+            self.applied_migrations = self.migrate()
         else:
             self._check_schema()
 
