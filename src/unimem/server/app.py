@@ -53,23 +53,22 @@ npm run build</code> (it lands in <code>src/unimem/web/dist</code>), then restar
 """
 
 
-# The OpenTelemetry API's stand-ins, in place until something installs a real
-# provider; named by class as FastAPI's own check names them (a copy of
-# fastapi.telemetry._api's _DEFERRED_PROVIDERS, private there and absent before
-# FastAPI 0.165: keep the two in step). A provider of any other class (an
-# SDK's, a vendor's, a no-op) counts as set up.
+# The OpenTelemetry API's stand-ins for a tracer and a meter provider, in place
+# until something installs a real one, named by class as FastAPI's own check
+# names them. A provider of any other class (an SDK's, a vendor's, a no-op)
+# counts as set up. (The logs API is only in the private ``opentelemetry._logs``
+# so far: a logger provider alone is not looked for.)
 _DEFERRED_PROVIDERS = frozenset(
     {
         ("opentelemetry.trace", "ProxyTracerProvider"),
         ("opentelemetry.metrics._internal", "_ProxyMeterProvider"),
-        ("opentelemetry._logs._internal", "ProxyLoggerProvider"),
     }
 )
 
 
 def opentelemetry_configured(environ: Mapping[str, str] | None = None) -> bool:
-    """Whether OpenTelemetry is set up for this process: a global tracer, meter
-    or logger provider is installed, or an ``OTEL_*`` variable (or
+    """Whether OpenTelemetry is set up for this process: a global tracer or
+    meter provider is installed, or an ``OTEL_*`` variable (or
     ``FASTAPI_OTEL_AUTO_CONFIGURE=true``) says one will be, by auto-instrumentation
     or by FastAPI's own set-up when the app starts.
 
@@ -82,14 +81,10 @@ def opentelemetry_configured(environ: Mapping[str, str] | None = None) -> bool:
     if any(name.startswith("OTEL_") for name in env):
         return True
     try:
-        from opentelemetry import _logs, metrics, trace
+        from opentelemetry import metrics, trace
     except ImportError:
         return False
-    providers = (
-        trace.get_tracer_provider(),
-        metrics.get_meter_provider(),
-        _logs.get_logger_provider(),
-    )
+    providers = (trace.get_tracer_provider(), metrics.get_meter_provider())
     return any((type(p).__module__, type(p).__name__) not in _DEFERRED_PROVIDERS for p in providers)
 
 
