@@ -50,9 +50,6 @@ DENIED = frozenset(
 KNOWN: dict[str, str] = {
     # an own RESP client reading redis-py's connection_kwargs and error prefixes
     "stores/redis/wire.py": "replaced by redis-py's own client",
-    # the model decoders set __pydantic_fields_set__ and read __pydantic_serializer__
-    "models.py": "decoding through model_validate_json",
-    "encoding.py": "writing through model_dump_json",
 }
 
 
