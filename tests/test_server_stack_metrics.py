@@ -14,7 +14,10 @@ import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 from server_support import asgi_client, create_app, settings
-from unimem.server.metrics import Metrics, TimedStore
+from unimem.models import MemoryEntry, MemoryEvent
+from unimem.server.metrics import Metrics
+from unimem.server.timed_store import TimedStore
+from unimem.stores import InMemoryStore
 
 BUCKETS = (0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
 
@@ -84,49 +87,43 @@ def test_each_app_has_its_own_registry() -> None:
     assert _families(two)["unimem_live_clients"][1][0][2] == 0.0
 
 
-class _Store:
-    """A stand-in store with coroutine and plain methods."""
+class _Failing(InMemoryStore):
+    """The in-process store, with a session read that fails and one that hangs."""
 
-    answer = 42
-
-    async def get_session(self, session_id: str) -> str:
-        return session_id
-
-    async def fail(self) -> None:
+    async def get_entries(
+        self, session_id: str, *, limit: int, before_seq: int | None = None
+    ) -> list[MemoryEntry]:
         raise OSError("down")
 
-    async def hang(self) -> None:
+    async def get_events(
+        self, session_id: str, *, event_type: str | None = None, limit: int
+    ) -> list[MemoryEvent]:
         await asyncio.sleep(3600)
-
-    def plain(self) -> str:
-        return "plain"
-
-    async def setup(self) -> None:
-        return None
+        return []
 
 
-async def test_timed_store_records_each_coroutine_call_with_its_outcome() -> None:
+async def test_timed_store_records_each_call_with_its_outcome() -> None:
     metrics = Metrics()
-    store = TimedStore(_Store(), metrics)
-    assert await store.get_session("s") == "s"
+    store = TimedStore(_Failing(), metrics)
+    await store.setup()  # not timed
+    assert await store.get_session("s") is None
     with pytest.raises(OSError, match="down"):
-        await store.fail()
-    task = asyncio.create_task(store.hang())
+        await store.get_entries("s", limit=1)
+    task = asyncio.create_task(store.get_events("s", limit=1))
     await asyncio.sleep(0)
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
-    assert await store.get_session("t") == "t"
-    assert store.plain() == "plain" and store.answer == 42
-    await store.setup()  # not timed
+    assert await store.get_session("t") is None
+    assert await store.extend_ttl("s") is False  # nothing expires in process
     text = metrics.render().decode()
     counts = re.findall(r"unimem_store_operation_duration_seconds_count\{(.*)\} (\S+)", text)
     assert counts == [
         ('operation="get_session",outcome="ok"', "2.0"),
-        ('operation="fail",outcome="error"', "1.0"),
-        ('operation="hang",outcome="error"', "1.0"),
+        ('operation="get_entries",outcome="error"', "1.0"),
+        ('operation="get_events",outcome="error"', "1.0"),
     ]
-    assert 'operation="setup"' not in text and 'operation="plain"' not in text
+    assert 'operation="setup"' not in text
 
 
 async def test_app_metrics_count_requests_store_calls_and_the_readiness_probe(

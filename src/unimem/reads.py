@@ -22,7 +22,7 @@ from .models import (
     SessionInfo,
     utcnow,
 )
-from .stores.base import ContextSnapshot, DurableStore
+from .stores.contracts import ContextSnapshot, DurableStore
 from .validation import check_id, check_range
 
 __all__ = [

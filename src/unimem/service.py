@@ -42,7 +42,7 @@ from .privacy.service_ops import POLICY_ACTOR, PrivacyOperations
 from .privacy.write_settings import WriteSettings
 from .reads import SessionReads, check_owner
 from .stores import DurableStore, InMemoryStore, durable_store_from_url
-from .stores.base import SettingsChanged, TokensChanged
+from .stores.contracts import SessionTtlStore, SettingsChanged, TokensChanged
 from .stores.layered import layered_store_from_urls
 from .validation import check_content_size, check_id
 
@@ -415,9 +415,8 @@ class UnifiedMemoryService(SessionReads, PrivacyOperations, ContextOperations):
         """
         check_id(session_id, "session_id")
         exists = await self._owned_session(session_id, user_id) is not None
-        extend = getattr(self.store, "extend_ttl", None)  # stores with a session cache
-        if exists and extend is not None:
-            await extend(session_id)
+        if exists and isinstance(self.store, SessionTtlStore):  # a store with a session cache
+            await self.store.extend_ttl(session_id)
         return exists
 
     # ------------------------------------------------------------------ settings

@@ -15,7 +15,7 @@ from __future__ import annotations
 from ..errors import EntryNotFoundError, InvalidInputError
 from ..ids import new_id
 from ..models import Fact, MemoryEntry, Role, Summary, utcnow
-from ..stores.base import DurableStore
+from ..stores.contracts import DurableStore
 from .extractive import ExtractiveSummarizer
 from .pipeline import CATCH_UP_LIMIT, SUMMARY_STORE_TOKENS
 

@@ -31,7 +31,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from ..models import Fact, MemoryEntry, MemorySettings, Role, Summary, utcnow
-from ..stores.base import ContextSnapshot, DurableStore
+from ..stores.contracts import ContextSnapshot, DurableStore
 from .budget import (
     DEGRADATION_MEMORY_TIMEOUT,
     DEGRADATION_SUMMARY_BEHIND,

@@ -131,7 +131,7 @@ async def apply_language_policy(
 
     Race: the language is read before the store's transaction, and the store
     compares the entry's language with the state at commit
-    (:func:`unimem.stores.base.plan_entry`). If another writer switched in
+    (:func:`unimem.stores.timeline.plan_entry`). If another writer switched in
     between, a confident turn still carries the language it is written in,
     so the store records the switch from the language actually current (or
     none, when the other writer already switched to it: two racing writers

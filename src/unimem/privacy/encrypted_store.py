@@ -1,6 +1,6 @@
 """A store wrapper that encrypts content fields at rest (see :mod:`unimem.privacy.crypto`).
 
-:class:`EncryptedStore` wraps any :class:`~unimem.stores.base.DurableStore`
+:class:`EncryptedStore` wraps any :class:`~unimem.stores.contracts.DurableStore`
 (SQLite, PostgreSQL, the Redis-fronted layered store): what it hands the
 inner store is encrypted, what it returns is plaintext. Encrypted: an entry's
 ``content``, ``retrieved_passages``, ``sources`` and ``metadata``; a fact's
@@ -27,12 +27,13 @@ from ..models import (
     SessionInfo,
     Summary,
 )
-from ..stores.base import (
+from ..stores.contracts import (
     AppendResult,
     ContextSnapshot,
     DeleteScope,
     DurableStore,
     PhiGuard,
+    SessionTtlStore,
     SettingsGuard,
 )
 from .crypto import PREFIX, Keyring
@@ -51,16 +52,13 @@ def _aad(session_id: str, entry_id: str, name: str) -> str:
 class EncryptedStore:
     """``inner`` with content fields encrypted by ``keyring`` (AES-GCM).
 
-    Methods not part of the store contract (e.g. a cache's ``extend_ttl``) are
-    passed through to ``inner``.
+    Implements the whole store contract and the session cache's ``extend_ttl``
+    (:class:`~unimem.stores.contracts.SessionTtlStore`), each explicitly.
     """
 
     def __init__(self, inner: DurableStore, keyring: Keyring) -> None:
         self.inner = inner
         self.keyring = keyring
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.inner, name)
 
     # ------------------------------------------------------------------ fields
 
@@ -276,6 +274,12 @@ class EncryptedStore:
 
     async def list_audit(self, user_id: str, *, limit: int) -> list[AuditRecord]:
         return await self.inner.list_audit(user_id, limit=limit)
+
+    async def extend_ttl(self, session_id: str) -> bool:
+        """The wrapped store's ``extend_ttl``; ``False`` when it has no expiring layer."""
+        if not isinstance(self.inner, SessionTtlStore):
+            return False
+        return await self.inner.extend_ttl(session_id)
 
     # ------------------------------------------------------------------ rotation
 

@@ -14,7 +14,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from ..errors import InvalidInputError
 from ..ids import new_id
 from ..models import AuditRecord, SessionInfo
-from ..stores.base import DeleteScope, DurableStore
+from ..stores.contracts import DeleteScope, DurableStore
 
 __all__ = [
     "SYSTEM_USER",

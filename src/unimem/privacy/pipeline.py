@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..models import MemoryEntry, MemorySettings, Mode, Role
-from ..stores.base import DurableStore, PhiGuard
+from ..stores.contracts import DurableStore, PhiGuard
 from .pseudonyms import SessionTokens
 
 __all__ = [
@@ -253,7 +253,7 @@ class PrivacyPipeline:
     ) -> tuple[SessionTokens, PhiGuard]:
         """The session's tokens for a new entry: the map this process kept, unread
         (the store confirms it with the guard when the entry is written, see
-        :class:`~unimem.stores.base.PhiGuard`), else the map read from the store."""
+        :class:`~unimem.stores.contracts.PhiGuard`), else the map read from the store."""
         cached = self._tokens.get(session_id)
         if cached is not None:
             self._tokens.move_to_end(session_id)

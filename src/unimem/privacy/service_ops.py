@@ -21,7 +21,7 @@ from ..models import (
     SessionInfo,
     utcnow,
 )
-from ..stores.base import DeleteScope, DurableStore
+from ..stores.contracts import DeleteScope, DurableStore
 from ..validation import check_id, check_range
 from .crypto import Keyring, load_keyring
 from .encrypted_store import EncryptedStore

@@ -5,11 +5,11 @@ Every ``add_entry`` needs the owner's settings before anything is stored
 (memory on or off, PHI redaction, what to keep). Reading them costs a round
 trip per write on a remote store. Instead the service keeps, per user, the
 settings its last write used together with the stored JSON they came from (a
-:class:`~unimem.stores.base.SettingsGuard`), and hands the guard to the store
+:class:`~unimem.stores.contracts.SettingsGuard`), and hands the guard to the store
 with the write. The store compares it with the stored settings inside the
 write's own transaction: if another process (or a request of this one)
 changed them meanwhile, nothing is stored and the store answers with the
-current settings (:class:`~unimem.stores.base.SettingsChanged`), under which
+current settings (:class:`~unimem.stores.contracts.SettingsChanged`), under which
 the service prepares the entry again. So no turn is ever stored under settings
 that had been replaced before its write began, and the read costs nothing in
 the common case.
@@ -25,7 +25,7 @@ from collections import OrderedDict
 from typing import Protocol
 
 from ..models import MemorySettings
-from ..stores.base import SettingsGuard
+from ..stores.contracts import SettingsGuard
 
 __all__ = ["KnownSettings", "WriteSettings"]
 

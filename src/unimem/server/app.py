@@ -32,11 +32,12 @@ from ..settings import Settings
 from . import live, me, ops, reply, sessions
 from .auth import Authenticator, RateLimiter
 from .errors import install_error_handlers
-from .metrics import Metrics, TimedStore
+from .metrics import Metrics
 from .middleware import BodyLimitMiddleware, LoopbackOnlyMiddleware, MetricsMiddleware
 from .relay import RedisLiveBus
 from .settings import ServerSettings
 from .sweeper import lock_for, sweep_forever
+from .timed_store import TimedStore
 
 __all__ = ["build_service", "create_app", "opentelemetry_configured"]
 

@@ -9,16 +9,12 @@ degradations are reduced to known-safe names.
 
 from __future__ import annotations
 
-import inspect
 import re
-import time
-from collections.abc import Awaitable, Callable, Iterable
-from functools import wraps
-from typing import Any
+from collections.abc import Iterable
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 
-__all__ = ["Metrics", "TimedStore"]
+__all__ = ["Metrics"]
 
 #: Latency histogram buckets, seconds (``+Inf`` is added by prometheus_client).
 BUCKETS = (0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
@@ -71,46 +67,3 @@ class Metrics:
     def render(self) -> bytes:
         """The exposition text of every collector."""
         return generate_latest(self.registry)
-
-
-class TimedStore:
-    """Wraps a store so every coroutine method call is timed into ``Metrics.store``.
-
-    Attribute access falls through to the wrapped store, so the service sees
-    the same object surface.
-    """
-
-    def __init__(self, store: Any, metrics: Metrics) -> None:
-        self._inner = store
-        self._metrics = metrics
-
-    def __getattr__(self, name: str) -> Any:
-        # Only reached for names not yet in this instance's __dict__: a timed
-        # method is put there once, so later calls skip this lookup entirely.
-        value = getattr(self._inner, name)
-        if name.startswith("_") or not callable(value) or name in ("setup", "aclose"):
-            return value
-        if not inspect.iscoroutinefunction(value):
-            return value
-        self.__dict__[name] = wrapped = _timed(value, name, self._metrics)
-        return wrapped
-
-
-def _timed(
-    fn: Callable[..., Awaitable[Any]], name: str, metrics: Metrics
-) -> Callable[..., Awaitable[Any]]:
-    """``fn`` observing its duration under ``(name, "ok")``, or ``(name,
-    "error")`` when it raises (cancellation included)."""
-
-    @wraps(fn)
-    async def timed(*args: Any, **kwargs: Any) -> Any:
-        start = time.perf_counter()
-        outcome = "error"
-        try:
-            result = await fn(*args, **kwargs)
-            outcome = "ok"
-            return result
-        finally:
-            metrics.observe_store(name, outcome, time.perf_counter() - start)
-
-    return timed

@@ -1,9 +1,9 @@
-"""Storage backends behind one contract (:class:`~unimem.stores.base.DurableStore`)."""
+"""Storage backends behind one contract (:class:`~unimem.stores.contracts.DurableStore`)."""
 
 from __future__ import annotations
 
 from ..errors import ConfigurationError
-from .base import AppendResult, ContextSnapshot, DurableStore
+from .contracts import AppendResult, ContextSnapshot, DurableStore
 from .memory import InMemoryStore
 from .sqlite import SQLiteStore
 

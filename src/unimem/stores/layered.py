@@ -35,13 +35,15 @@ from ..models import (
     Summary,
     utcnow,
 )
-from .base import (
+from .contracts import (
     AppendResult,
     ContextSnapshot,
     DeleteScope,
     DurableStore,
+    EventStateStore,
     PhiGuard,
     SettingsGuard,
+    SweepReportStore,
 )
 from .redis.cache import (
     EVENT_KEEP,
@@ -200,18 +202,17 @@ class LayeredStore:
         return result
 
     async def append_event(self, event: MemoryEvent) -> MemoryEvent:
-        with_state = getattr(self.durable, "append_event_with_state", None)
-        if with_state is None:
+        if not isinstance(self.durable, EventStateStore):
             stored = await self.durable.append_event(event)
             await self._invalidate([event.session_id], [])
             return stored
-        stored, state = await with_state(event)
+        stored, state = await self.durable.append_event_with_state(event)
         self._owner(state.session_id, state.user_id)
         prev = (state.message_count, state.event_count - 1)
         done = await self._guard(lambda: self.cache.record(state, prev, None, [stored]))
         if isinstance(done, _Down):
             self._missed([state.session_id])
-        return stored  # type: ignore[no-any-return]
+        return stored
 
     async def close_session(self, session_id: str, *, now: datetime) -> SessionInfo:
         state = await self.durable.close_session(session_id, now=now)
@@ -541,14 +542,16 @@ class LayeredStore:
         return counts
 
     async def sweep_expired(self, *, now: datetime, default_retention_days: int) -> int:
-        sweep = getattr(self.durable, "sweep", None)
-        if sweep is None:  # no list of touched sessions: cached windows expire by TTL
+        if not isinstance(self.durable, SweepReportStore):
+            # no list of touched sessions: cached windows expire by TTL
             return await self.durable.sweep_expired(
                 now=now, default_retention_days=default_retention_days
             )
-        total, touched = await sweep(now=now, default_retention_days=default_retention_days)
+        total, touched = await self.durable.sweep(
+            now=now, default_retention_days=default_retention_days
+        )
         await self._invalidate(touched, [])
-        return int(total)
+        return total
 
     async def export_user(self, user_id: str) -> dict[str, Any]:
         return await self.durable.export_user(user_id)

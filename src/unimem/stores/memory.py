@@ -18,19 +18,15 @@ from ..models import (
     SessionInfo,
     Summary,
 )
-from .base import (
+from .contracts import (
     RECENT_SCAN,
     AppendResult,
     ContextSnapshot,
     DeleteScope,
     PhiGuard,
     SettingsGuard,
-    apply_entry_changes,
-    check_write_guards,
-    plan_close,
-    plan_entry,
-    plan_event,
 )
+from .timeline import apply_entry_changes, check_write_guards, plan_close, plan_entry, plan_event
 
 __all__ = ["InMemoryStore"]
 

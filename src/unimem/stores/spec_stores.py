@@ -16,7 +16,7 @@ from typing import cast
 
 from ..errors import SessionNotFoundError
 from ..models import MemoryEntry
-from .base import DeleteScope
+from .contracts import DeleteScope
 from .postgres import PostgresStore
 from .redis import keys as k
 from .redis.cache import UNAVAILABLE, RedisClient, RedisSessionCache, unavailable

@@ -24,8 +24,9 @@ from ...models import (
     MemorySettings,
     Summary,
 )
-from ..base import RECENT_SCAN, DeleteScope, apply_entry_changes
+from ..contracts import RECENT_SCAN, DeleteScope
 from ..rows import entry_from_json, session_from_json
+from ..timeline import apply_entry_changes
 
 __all__ = ["LaterLayersMixin"]
 

@@ -30,7 +30,7 @@ from redis.backoff import NoBackoff
 
 from ...errors import ConfigurationError, StoreUnavailableError
 from ...models import MemoryEntry, MemoryEvent, SessionInfo
-from ..base import RECENT_SCAN
+from ..contracts import RECENT_SCAN
 from ..rows import entries_from_json_array, session_from_json
 from . import keys as k
 from . import scripts as lua

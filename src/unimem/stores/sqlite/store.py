@@ -18,17 +18,9 @@ from pathlib import Path
 
 from ...errors import SchemaError, StoreUnavailableError
 from ...models import MemoryEntry, MemoryEvent, MemorySettings, SessionInfo
-from ..base import (
-    AppendResult,
-    ContextSnapshot,
-    PhiGuard,
-    SettingsGuard,
-    check_write_guards,
-    plan_close,
-    plan_entry,
-    plan_event,
-)
+from ..contracts import AppendResult, ContextSnapshot, PhiGuard, SettingsGuard
 from ..rows import entry_from_json, event_from_json, session_from_json
+from ..timeline import check_write_guards, plan_close, plan_entry, plan_event
 from .user_data import SQLiteLayers
 
 __all__ = ["SQLiteStore"]
