@@ -157,6 +157,10 @@ async def _fold(
         use, messages, SUMMARY_STORE_TOKENS, previous=previous, model=model
     )
     degradations.extend(failed)
+    if text and settings.anonymize_phi:
+        # What a summarizer writes is redacted like any stored text: an LLM may
+        # repeat a value its input carried in a form the detector missed.
+        text = phi_redactor()(text)
     if persist and text:
         await store.put_summary(
             Summary(

@@ -107,11 +107,23 @@ class ContextOperations:
             isinstance(rag_results, str | bytes) or not isinstance(rag_results, Sequence)
         ):
             raise InvalidInputError("rag_results must be a list", field="rag_results")
-        await self._owned_session(session_id, user_id)
+        state = await self._owned_session(session_id, user_id)
         if self.summarizer is None:
             self.summarizer = ExtractiveSummarizer()
+        store = await self._store()
+        # The caller's query and passages reach the LLM redacted like stored text,
+        # under the session's tokens (so the stored query turn still matches).
+        settings = await self._settings_of(state.user_id if state else self._user(user_id))
+        language = state.current_language if state else None
+        current_query = await self.privacy.redact_value(
+            current_query, settings, store, session_id, language
+        )
+        if rag_results is not None:
+            rag_results = await self.privacy.redact_value(
+                list(rag_results), settings, store, session_id, language
+            )
         return await build_session_context(
-            await self._store(),
+            store,
             session_id=session_id,
             user_id=self._user(user_id),
             query=current_query,

@@ -8,17 +8,20 @@ taking and returning an :class:`EntryWrite`:
    ``not_stored_memory_disabled``.
 2. :func:`drop_rag_context` (``save_rag_context=False``): passages and sources
    are removed.
-3. PHI redaction (``anonymize_phi=True``): content, passages and source texts
-   are redacted with the PHI detector; tokens (``[PERSON_1]``) are consistent
-   within the session (:mod:`unimem.privacy.pseudonyms`); the entry gets
-   ``phi_detected=True`` and the service records a ``phi_detected`` event with
-   types and counts only.
+3. PHI redaction (``anonymize_phi=True``): content, passages, source texts and
+   the string values of ``metadata`` (but for keys that hold ids, codes and
+   times, see :func:`structural_key`) are redacted with the PHI detector; tokens
+   (``[PERSON_1]``) are consistent within the session
+   (:mod:`unimem.privacy.pseudonyms`); the entry gets ``phi_detected=True``
+   and the service records a ``phi_detected`` event with types and counts only.
 4. :func:`drop_voice_transcript` (``save_voice_transcripts=False``): a voice
    user entry is stored with empty content and the degradation
    ``voice_transcript_not_saved``; live listeners still get the (redacted)
    transcript, which is never stored.
 
-Event data goes through the same redaction (:meth:`PrivacyPipeline.redact_data`).
+Event data goes through the same redaction (:meth:`PrivacyPipeline.redact_data`),
+as do facts and heard text (:meth:`PrivacyPipeline.redact_text`) and what a turn
+sends the LLM (:meth:`PrivacyPipeline.redact_value`).
 """
 
 from __future__ import annotations
@@ -44,6 +47,7 @@ __all__ = [
     "drop_rag_context",
     "drop_voice_transcript",
     "skip_when_disabled",
+    "structural_key",
 ]
 
 DEGRADATION_NOT_STORED = "not_stored_memory_disabled"
@@ -185,7 +189,9 @@ def _replace(text: str, spans: list[tuple[int, int, str]], tokens: SessionTokens
     return "".join(out)
 
 
-def _structural(key: str) -> bool:
+def structural_key(key: str) -> bool:
+    """Whether a ``metadata`` or event ``data`` key holds structure (ids, codes,
+    times, modes, languages), never free text: its value is not redacted."""
     return key in _STRUCTURAL_KEYS or key.endswith(_STRUCTURAL_SUFFIXES)
 
 
@@ -302,7 +308,12 @@ class PrivacyPipeline:
         content_spans = _spans(entry.content, detect(entry.content, language))
         passage_spans = [_spans(p, detect(p, language)) for p in entry.retrieved_passages]
         sources_found = self._scan(entry.sources, detect, language)
-        if not content_spans and not any(passage_spans) and not sources_found:
+        metadata_found = self._scan(
+            {k: v for k, v in entry.metadata.items() if not structural_key(str(k))},
+            detect,
+            language,
+        )
+        if not (content_spans or any(passage_spans) or sources_found or metadata_found):
             return write
         tokens, write.phi_guard = await self._entry_tokens(store, entry.session_id)
         tally = write.phi
@@ -322,6 +333,10 @@ class PrivacyPipeline:
         if sources_found:
             update["sources"] = self._redact_json(
                 entry.sources, detect, language, tokens, tally, "sources"
+            )
+        if metadata_found:
+            update["metadata"] = self._redact_json(
+                entry.metadata, detect, language, tokens, tally, "metadata", skip_structural=True
             )
         write.entry = entry.model_copy(update=update)
         write.tokens = tokens
@@ -355,7 +370,7 @@ class PrivacyPipeline:
         if isinstance(value, Mapping):
             return {
                 k: v
-                if skip_structural and _structural(str(k))
+                if skip_structural and structural_key(str(k))
                 else self._redact_json(
                     v, detect, language, tokens, tally, where, skip_structural=skip_structural
                 )
@@ -383,7 +398,7 @@ class PrivacyPipeline:
         tally = PhiTally()
         detect = self.detector() if settings.anonymize_phi else None
         if detect is None or not self._scan(
-            {k: v for k, v in data.items() if not _structural(k)}, detect, language
+            {k: v for k, v in data.items() if not structural_key(k)}, detect, language
         ):
             return data, tally, None
         tokens = await self.session_tokens(store, session_id)
@@ -391,6 +406,24 @@ class PrivacyPipeline:
             data, detect, language, tokens, tally, "data", skip_structural=True
         )
         return redacted, tally, tokens
+
+    async def redact_value(
+        self,
+        value: Any,
+        settings: MemorySettings,
+        store: DurableStore,
+        session_id: str,
+        language: str | None = None,
+    ) -> Any:
+        """``value`` (a string, or lists and dicts of them) with the PHI in every
+        string redacted under the session's tokens, when the user's ``anonymize_phi``
+        is on: what a turn sends the LLM (the query, retrieved passages). New
+        tokens are not recorded: the value is not stored."""
+        detect = self.detector() if settings.anonymize_phi else None
+        if detect is None or not self._scan(value, detect, language):
+            return value
+        tokens = await self.session_tokens(store, session_id)
+        return self._redact_json(value, detect, language, tokens, PhiTally(), "value")
 
     async def redact_text(
         self,
