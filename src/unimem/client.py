@@ -26,13 +26,16 @@ from .context.builder import LLMContext
 from .errors import (
     InvalidInputError,
     RateLimitedError,
+    SessionNotFoundError,
     StoreUnavailableError,
     UnimemError,
 )
 from .models import (
+    AuditRecord,
     ConversationContext,
     DeletionReceipt,
     EventType,
+    Fact,
     MemoryEntry,
     MemoryEvent,
     MemorySettings,
@@ -46,6 +49,8 @@ __all__ = ["MemoryClient"]
 _M = TypeVar("_M", bound=BaseModel)
 _ENTRIES = TypeAdapter(list[MemoryEntry])
 _EVENTS = TypeAdapter(list[MemoryEvent])
+_FACTS = TypeAdapter(list[Fact])
+_AUDIT = TypeAdapter(list[AuditRecord])
 
 
 def _error_classes() -> dict[str, type[UnimemError]]:
@@ -266,6 +271,45 @@ class MemoryClient:
             json={"spoken_text": spoken_text},
         )
 
+    async def extend_ttl(self, session_id: str, *, user_id: str | None = None) -> bool:
+        """Keep a session's cached layers alive for another idle period; whether
+        the session exists. See :meth:`UnifiedMemoryService.extend_ttl`."""
+        self._user(user_id)
+        try:
+            await self._request("POST", f"/v1/sessions/{session_id}/extend-ttl")
+        except SessionNotFoundError:
+            return False
+        return True
+
+    # ------------------------------------------------------------------ facts
+
+    async def add_fact(
+        self, user_id: str | None, text: str, kind: str = "note", *, session_id: str | None = None
+    ) -> Fact:
+        """Pin a fact that appears in every context of the user until deleted; see
+        :meth:`UnifiedMemoryService.add_fact`."""
+        self._user(user_id)
+        body = {"text": text, "kind": kind, "session_id": session_id}
+        return await self._model(Fact, "POST", "/v1/me/facts", json=body)
+
+    async def list_facts(self, user_id: str | None = None) -> list[Fact]:
+        """The user's pinned facts, oldest first."""
+        self._user(user_id)
+        return _FACTS.validate_json((await self._request("GET", "/v1/me/facts")).content)
+
+    async def delete_fact(self, user_id: str | None, fact_id: str) -> bool:
+        """Delete one pinned fact of the user; whether it existed."""
+        self._user(user_id)
+        response = await self._request("DELETE", f"/v1/me/facts/{fact_id}")
+        return bool(response.json()["deleted"])
+
+    async def pin_entry(
+        self, session_id: str, entry_id: str, *, user_id: str | None = None
+    ) -> Fact:
+        """Pin an entry's content as a fact; see :meth:`UnifiedMemoryService.pin_entry`."""
+        self._user(user_id)
+        return await self._model(Fact, "POST", f"/v1/sessions/{session_id}/entries/{entry_id}/pin")
+
     # ------------------------------------------------------------------ reads
 
     async def get_context(
@@ -400,6 +444,12 @@ class MemoryClient:
             "/v1/me/memory",
             params={"scope": scope, "tz": tz, "session_id": session_id},
         )
+
+    async def list_audit(self, user_id: str | None, *, limit: int = 100) -> list[AuditRecord]:
+        """The last ``limit`` audit records about the user, oldest first."""
+        self._user(user_id)
+        response = await self._request("GET", "/v1/me/audit", params={"limit": limit})
+        return _AUDIT.validate_json(response.content)
 
     async def export_user_memory(self, user_id: str | None) -> dict[str, Any]:
         """Everything stored about the user, as JSON data."""

@@ -1,7 +1,8 @@
 """An MCP server over stdio exposing unimem's memory as tools (``unimem mcp``).
 
-Tools: ``add_entry``, ``get_context``, ``get_history``, ``list_sessions`` and
-``delete_memory``, all acting for one user (the one the server was started
+Tools: ``add_entry``, ``get_context``, ``get_history``, ``list_sessions``,
+``delete_memory``, ``add_fact``, ``list_facts``, ``delete_fact`` and
+``pin_entry``, all acting for one user (the one the server was started
 for), so an MCP-capable LLM client can remember conversations across turns and
 modes. Built on the low-level ``mcp.server.Server`` of mcp 2.x.
 """
@@ -69,6 +70,38 @@ class DeleteArgs(_Args):
     session_id: str | None = Field(default=None, pattern=_ID)
 
 
+class AddFactArgs(_Args):
+    """Pin a fact about the user that appears in every context until deleted."""
+
+    text: str = Field(description="the fact, e.g. 'Allergic to penicillin'")
+    kind: str = Field(
+        default="note",
+        min_length=1,
+        max_length=64,
+        description="allergy, medication, diagnosis, preference, note, ...",
+    )
+    session_id: str | None = Field(
+        default=None, pattern=_ID, description="the conversation it came from"
+    )
+
+
+class ListFactsArgs(_Args):
+    """List the user's pinned facts, oldest first."""
+
+
+class DeleteFactArgs(_Args):
+    """Delete one pinned fact."""
+
+    fact_id: str = Field(pattern=_ID, description="the fact's id (from list_facts)")
+
+
+class PinEntryArgs(_Args):
+    """Pin a stored message as a fact."""
+
+    session_id: str = Field(pattern=_ID)
+    entry_id: str = Field(pattern=_ID, description="the message's id (from get_history)")
+
+
 Handler = Callable[[UnifiedMemoryService, str, Any], Awaitable[Any]]
 
 
@@ -106,6 +139,24 @@ async def _delete(service: UnifiedMemoryService, user: str, a: DeleteArgs) -> An
     return receipt.model_dump(mode="json")
 
 
+async def _add_fact(service: UnifiedMemoryService, user: str, a: AddFactArgs) -> Any:
+    fact = await service.add_fact(user, a.text, a.kind, session_id=a.session_id)
+    return fact.model_dump(mode="json")
+
+
+async def _list_facts(service: UnifiedMemoryService, user: str, a: ListFactsArgs) -> Any:
+    return {"facts": [f.model_dump(mode="json") for f in await service.list_facts(user)]}
+
+
+async def _delete_fact(service: UnifiedMemoryService, user: str, a: DeleteFactArgs) -> Any:
+    return {"fact_id": a.fact_id, "deleted": await service.delete_fact(user, a.fact_id)}
+
+
+async def _pin_entry(service: UnifiedMemoryService, user: str, a: PinEntryArgs) -> Any:
+    fact = await service.pin_entry(a.session_id, a.entry_id, user_id=user)
+    return fact.model_dump(mode="json")
+
+
 #: name -> (arguments model, handler, description)
 TOOLS: dict[str, tuple[type[_Args], Handler, str]] = {
     "add_entry": (AddEntryArgs, _add, "Store one message (voice or text) in a conversation."),
@@ -121,6 +172,15 @@ TOOLS: dict[str, tuple[type[_Args], Handler, str]] = {
         _delete,
         "Delete memory: scope=session (with session_id), day or all. Cannot be undone.",
     ),
+    "add_fact": (
+        AddFactArgs,
+        _add_fact,
+        "Pin a fact about the user (allergy, medication, preference, ...): it appears "
+        "in every context until deleted.",
+    ),
+    "list_facts": (ListFactsArgs, _list_facts, "The user's pinned facts, oldest first."),
+    "delete_fact": (DeleteFactArgs, _delete_fact, "Delete one pinned fact by its id."),
+    "pin_entry": (PinEntryArgs, _pin_entry, "Pin a stored message's content as a fact."),
 }
 
 
@@ -184,7 +244,7 @@ async def serve_stdio(service: UnifiedMemoryService, user_id: str) -> None:
     """Serve the tools over this process's stdin/stdout until the client disconnects.
 
     ``service`` is opened here and closed at the end; build it as ``unimem serve``
-    does (``unimem.server.app.build_service``) so that the Redis layers and the
+    does (:func:`unimem.build_service`) so that the Redis layers and the
     encryption keys of the deployment apply to what the tools read and delete.
 
     Raises:

@@ -7,7 +7,8 @@ from typing import Annotated, Any, Literal
 import orjson
 from fastapi import APIRouter, Query, Response
 
-from ..models import DeletionReceipt, MemoryEvent, MemorySettings
+from ..models import AuditRecord, DeletionReceipt, MemoryEvent, MemorySettings
+from ..privacy.service_ops import AUDIT_EXPORT_LIMIT
 from .deps import ServiceDep, UserDep
 from .errors import ERROR_RESPONSES
 from .responses import ModelResponse
@@ -96,6 +97,22 @@ async def export_memory(service: ServiceDep, user: UserDep) -> Response:
         media_type="application/json",
         headers={"Content-Disposition": 'attachment; filename="unimem-export.json"'},
     )
+
+
+@router.get(
+    "/audit",
+    operation_id="list_audit",
+    response_model=list[AuditRecord],
+    summary="Who did what to the caller's memory",
+)
+async def list_audit(
+    service: ServiceDep,
+    user: UserDep,
+    limit: Annotated[int, Query(ge=1, le=AUDIT_EXPORT_LIMIT)] = 100,
+) -> Response:
+    """The last ``limit`` audit records about the caller, oldest first (ids and
+    counts, never content)."""
+    return ModelResponse(await service.list_audit(user, limit=limit))
 
 
 def _default(value: Any) -> Any:

@@ -14,6 +14,8 @@ from ..models import EventType, Mode, SessionInfo, SwitchTrigger
 
 __all__ = [
     "EventIn",
+    "FactDeleted",
+    "FactIn",
     "InterruptedIn",
     "LanguageSwitchIn",
     "LlmContextIn",
@@ -35,6 +37,27 @@ class EventIn(_Body):
         description="snake_case name, e.g. topic_change", max_length=64
     )
     data: dict[str, Any] = Field(default_factory=dict)
+
+
+class FactIn(_Body):
+    """A fact to pin for the caller: it appears in every context of theirs until deleted."""
+
+    text: str = Field(description="the fact, e.g. 'Allergic to penicillin'")
+    kind: str = Field(
+        default="note",
+        max_length=64,
+        description="allergy, medication, diagnosis, preference, note, ...",
+    )
+    session_id: str | None = Field(
+        default=None, max_length=128, description="the session the fact came from, if any"
+    )
+
+
+class FactDeleted(BaseModel):
+    """Whether the caller had the fact (and it is gone now)."""
+
+    fact_id: str
+    deleted: bool
 
 
 class ModeSwitchIn(_Body):

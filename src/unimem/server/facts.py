@@ -1,0 +1,77 @@
+"""Pinned facts: ``/v1/me/facts`` (the caller's) and pinning an entry of a session.
+
+A fact stays in every context of its owner until deleted. Facts are the
+caller's only: another user's fact id deletes nothing (``deleted: false``,
+as for an id that never existed), and pinning an entry of another user's
+session is 404 like a missing session.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Path, Response
+
+from ..models import Fact
+from .deps import ServiceDep, UserDep
+from .errors import ERROR_RESPONSES
+from .responses import ModelResponse
+from .schemas import FactDeleted, FactIn
+from .sessions import ID_PATTERN, SessionId
+
+__all__ = ["router"]
+
+FactId = Annotated[str, Path(min_length=1, max_length=128, pattern=ID_PATTERN)]
+EntryId = Annotated[str, Path(min_length=1, max_length=128, pattern=ID_PATTERN)]
+
+router = APIRouter(prefix="/v1", tags=["facts"], responses=ERROR_RESPONSES)
+
+
+@router.post(
+    "/me/facts",
+    operation_id="add_fact",
+    status_code=201,
+    response_model=Fact,
+    summary="Pin a fact for the caller",
+)
+async def add_fact(body: FactIn, service: ServiceDep, user: UserDep) -> Response:
+    """Store a fact (redacted when ``anonymize_phi`` is on) and return it as stored."""
+    fact = await service.add_fact(user, body.text, body.kind, session_id=body.session_id)
+    return ModelResponse(fact, 201)
+
+
+@router.get(
+    "/me/facts",
+    operation_id="list_facts",
+    response_model=list[Fact],
+    summary="The caller's pinned facts, oldest first",
+)
+async def list_facts(service: ServiceDep, user: UserDep) -> Response:
+    """Every fact of the caller."""
+    return ModelResponse(await service.list_facts(user))
+
+
+@router.delete(
+    "/me/facts/{fact_id}",
+    operation_id="delete_fact",
+    response_model=FactDeleted,
+    summary="Delete one of the caller's facts",
+)
+async def delete_fact(fact_id: FactId, service: ServiceDep, user: UserDep) -> Response:
+    """``deleted`` says whether the caller had it."""
+    deleted = await service.delete_fact(user, fact_id)
+    return ModelResponse(FactDeleted(fact_id=fact_id, deleted=deleted))
+
+
+@router.post(
+    "/sessions/{session_id}/entries/{entry_id}/pin",
+    operation_id="pin_entry",
+    response_model=Fact,
+    summary="Pin an entry's content as a fact",
+)
+async def pin_entry(
+    session_id: SessionId, entry_id: EntryId, service: ServiceDep, user: UserDep
+) -> Response:
+    """The entry's content becomes a fact of the caller (pinning twice returns the
+    same fact). Another user's session is 404, as a missing one."""
+    return ModelResponse(await service.pin_entry(session_id, entry_id, user_id=user))
