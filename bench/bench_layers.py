@@ -48,7 +48,7 @@ from unimem import MemoryEntry, UnifiedMemoryService
 from unimem.ids import new_id
 from unimem.stores.layered import LayeredStore
 from unimem.stores.postgres.store import PostgresStore
-from unimem.stores.redis.cache import RedisSessionCache, redis_client_from_url
+from unimem.stores.redis import SessionCache, redis_client_from_url
 
 MESSAGE = (
     "I have been taking metformin twice a day with meals and I would like to know "
@@ -93,7 +93,7 @@ async def run(args: argparse.Namespace) -> None:
         # -- unimem, the whole service
         svc_store = LayeredStore(
             PostgresStore(args.pg, schema=schema),
-            RedisSessionCache(redis_client_from_url(args.redis), prefix=prefix),
+            SessionCache(redis_client_from_url(args.redis), prefix=prefix),
         )
         service = UnifiedMemoryService(svc_store)
         await service.setup()

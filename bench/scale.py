@@ -63,7 +63,7 @@ from unimem import MemoryEntry, UnifiedMemoryService
 from unimem.stores import SQLiteStore
 from unimem.stores.layered import LayeredStore
 from unimem.stores.postgres.store import PostgresStore
-from unimem.stores.redis.cache import RedisSessionCache, redis_client_from_url
+from unimem.stores.redis import SessionCache, redis_client_from_url
 
 MESSAGE = (
     "I have been taking metformin twice a day with meals and I would like to know "
@@ -108,7 +108,7 @@ class Backend:
     def service(self) -> UnifiedMemoryService:
         if self.kind == "sqlite":
             return UnifiedMemoryService(SQLiteStore(self.path))
-        cache = RedisSessionCache(redis_client_from_url(self.args.redis), prefix=self.prefix)
+        cache = SessionCache(redis_client_from_url(self.args.redis), prefix=self.prefix)
         return UnifiedMemoryService(
             LayeredStore(PostgresStore(self.args.pg, schema=self.schema), cache)
         )

@@ -29,7 +29,8 @@ import redis.exceptions
 from unimem import UnifiedMemoryService
 from unimem.stores.layered import LayeredStore
 from unimem.stores.postgres.store import PostgresStore
-from unimem.stores.redis.cache import RedisClient, RedisSessionCache, redis_client_from_url
+from unimem.stores.redis import SessionCache, redis_client_from_url
+from unimem.stores.redis.client import RedisClient
 
 PG_URL = os.environ.get("UNIMEM_TEST_DATABASE_URL", "postgresql://postgres@127.0.0.1:5432/test")
 REDIS_URL = os.environ.get("UNIMEM_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
@@ -264,7 +265,7 @@ async def layered_store(
 ) -> ScratchLayeredStore:
     """PostgreSQL (scratch schema) behind a Redis cache (scratch prefix)."""
     durable = await pg_store(test_id)
-    cache = RedisSessionCache(
+    cache = SessionCache(
         await redis_client(redis_url), prefix=fresh_name(test_id, "t"), **cache_kwargs
     )
     return ScratchLayeredStore(durable, cache, retry_after=retry_after)

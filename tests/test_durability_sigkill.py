@@ -24,7 +24,7 @@ WRITER = textwrap.dedent(
     from unimem.ids import new_id
     from unimem.stores.layered import LayeredStore
     from unimem.stores.postgres.store import PostgresStore
-    from unimem.stores.redis.cache import RedisSessionCache, redis_client_from_url
+    from unimem.stores.redis import SessionCache, redis_client_from_url
 
     def say(*parts):
         sys.stdout.write(" ".join(parts) + "\\n")
@@ -40,7 +40,7 @@ WRITER = textwrap.dedent(
             say("ack", session_id, entry_id)
 
     async def main(dsn, schema, redis_url, prefix):
-        cache = RedisSessionCache(redis_client_from_url(redis_url, timeout=5), prefix=prefix)
+        cache = SessionCache(redis_client_from_url(redis_url, timeout=5), prefix=prefix)
         store = LayeredStore(PostgresStore(dsn, schema=schema), cache)
         async with UnifiedMemoryService(store) as memory:
             sessions = ["shared", "shared", "own-a", "own-b"]

@@ -17,7 +17,7 @@ from backends import REDIS_URL, ScratchLayeredStore, fresh_name, pick_ports, red
 from conftest import unreachable
 from unimem import MemoryEntry, StoreUnavailableError, UnifiedMemoryService
 from unimem.stores.postgres.store import PostgresStore
-from unimem.stores.redis.cache import RedisSessionCache
+from unimem.stores.redis import SessionCache
 
 pytestmark = [pytest.mark.redis, pytest.mark.postgres, pytest.mark.slow]
 
@@ -77,9 +77,7 @@ async def test_postgres_down_fails_writes_cleanly_and_keeps_hot_reads(
     request: pytest.FixtureRequest, own_postgres: OwnPostgres
 ):
     schema = fresh_name(request.node.nodeid, "t")
-    cache = RedisSessionCache(
-        await redis_client(REDIS_URL), prefix=fresh_name(request.node.nodeid, "t")
-    )
+    cache = SessionCache(await redis_client(REDIS_URL), prefix=fresh_name(request.node.nodeid, "t"))
     store = ScratchLayeredStore(PostgresStore(own_postgres.url, schema=schema, timeout=3), cache)
     async with UnifiedMemoryService(store) as memory:
         for i in range(3):

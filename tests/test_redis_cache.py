@@ -21,9 +21,7 @@ from unimem import service as service_module
 from unimem.ids import new_id
 from unimem.stores.layered import LayeredStore
 from unimem.stores.postgres.store import PostgresStore
-from unimem.stores.redis import keys
-from unimem.stores.redis import scripts as lua
-from unimem.stores.redis.cache import RedisSessionCache, redis_client_from_url
+from unimem.stores.redis import SessionCache, keys, redis_client_from_url
 from unimem.stores.spec_stores import RedisMemoryStore
 
 pytestmark = [pytest.mark.redis, pytest.mark.postgres]
@@ -153,36 +151,6 @@ async def test_scripts_redis_forgot_are_loaded_again(
     assert [e.content for e in await memory.get_history("s1")] == ["one", "two"]
 
 
-@pytest.mark.parametrize("redis_url", ["redis"], indirect=True)  # (a cluster runs the script)
-async def test_plain_session_read_answers_as_the_script(
-    memory: UnifiedMemoryService, store: ScratchLayeredStore
-):
-    """On a single Redis the session read is a transaction of plain commands; on
-    a cluster, and before, the READ_SESSION script. Both answer alike in every
-    state a session's keys can be in."""
-    cache = store.cache
-    assert cache.wire is not None
-    for i in range(12):  # more than the window of 10: trimmed, not complete
-        await memory.add_entry("long", user(f"m{i}", language="en" if i % 2 else "es"), "u1")
-    await memory.add_entry("short", user("one"), "u1")
-    sk = cache.session_keys("gone-window")
-    await memory.add_entry("gone-window", user("x"), "u1")
-    await cache.client.delete(sk.window)  # expired before the meta key
-    await memory.add_entry("no-events", user("y"), "u1")
-    await cache.client.delete(cache.session_keys("no-events").lang)
-    for session in ("long", "short", "gone-window", "no-events", "never-written"):
-        keys = cache.session_keys(session).session_read()
-        for n, events in ((10, 5), (3, 0), (20, 1), (1, 20)):
-            script = await cache._call(lua.READ_SESSION, 4, *keys, n, events)
-            plain = await cache.read_raw(session, n, events)
-            if script is None:
-                assert plain is None, session
-                continue
-            assert plain is not None, session
-            assert plain[:2] == script[:2] and list(plain[3:]) == list(script[3:])
-            assert plain[2] == script[2]  # the window as one JSON array, byte for byte
-
-
 async def test_cross_session_recall_fills_recent(
     memory: UnifiedMemoryService, store: ScratchLayeredStore
 ):
@@ -274,7 +242,7 @@ async def test_typed_turns_decide_their_language_from_the_current_state(
     await memory.add_entry("s1", user(english), user_id="u1")
     other_store = LayeredStore(
         PostgresStore(PG_URL, schema=store.durable.schema),  # type: ignore[attr-defined]
-        RedisSessionCache(redis_client_from_url(redis_url, timeout=2), prefix=store.cache.prefix),
+        SessionCache(redis_client_from_url(redis_url, timeout=2), prefix=store.cache.prefix),
     )
     async with UnifiedMemoryService(other_store) as other:
         await other.add_entry("s1", user("bom dia", language="pt-BR"), user_id="u1")
@@ -373,10 +341,10 @@ WRITER = textwrap.dedent(
     from unimem import MemoryEntry, UnifiedMemoryService
     from unimem.stores.layered import LayeredStore
     from unimem.stores.postgres.store import PostgresStore
-    from unimem.stores.redis.cache import RedisSessionCache, redis_client_from_url
+    from unimem.stores.redis import SessionCache, redis_client_from_url
 
     async def main(dsn, schema, redis_url, prefix, tag):
-        cache = RedisSessionCache(redis_client_from_url(redis_url, timeout=5), prefix=prefix)
+        cache = SessionCache(redis_client_from_url(redis_url, timeout=5), prefix=prefix)
         store = LayeredStore(PostgresStore(dsn, schema=schema), cache)
         async with UnifiedMemoryService(store) as memory:
             for i in range(30):

@@ -14,7 +14,7 @@ import pytest
 from backends import SERVERS, ScratchLayeredStore, fresh_name, pg_store, pick_ports
 from unimem import MemoryEntry, UnifiedMemoryService
 from unimem.stores.layered import CACHE_DEGRADATION
-from unimem.stores.redis.cache import RedisSessionCache, redis_client_from_url
+from unimem.stores.redis import SessionCache, redis_client_from_url
 
 pytestmark = [pytest.mark.redis, pytest.mark.postgres, pytest.mark.slow]
 
@@ -40,7 +40,7 @@ async def memory(
     request: pytest.FixtureRequest, own_redis: int
 ) -> AsyncIterator[UnifiedMemoryService]:
     client = redis_client_from_url(f"redis://127.0.0.1:{own_redis}/0", timeout=0.3)
-    cache = RedisSessionCache(client, prefix=fresh_name(request.node.nodeid, "t"))
+    cache = SessionCache(client, prefix=fresh_name(request.node.nodeid, "t"))
     store = ScratchLayeredStore(await pg_store(request.node.nodeid), cache, retry_after=RETRY_AFTER)
     async with UnifiedMemoryService(store) as service:
         yield service

@@ -13,7 +13,7 @@ from unimem import ConfigurationError, MemoryEntry, UnifiedMemoryService
 from unimem.stores import SQLiteStore
 from unimem.stores.layered import LayeredStore
 from unimem.stores.postgres.store import PostgresStore
-from unimem.stores.redis.cache import redis_client_from_url
+from unimem.stores.redis import redis_client_from_url
 
 pytestmark = [pytest.mark.redis, pytest.mark.postgres]
 

@@ -16,26 +16,20 @@ not keys (pub/sub has its own namespace), so they are named here rather than
 in :mod:`unimem.stores.redis.keys`. Pub/sub is at-most-once: a client that
 reconnects reads what it missed from ``/history``.
 
-Publishing is on the write path of every turn, so on a plain Redis (TCP or a
-Unix socket, RESP2) it goes through a :class:`~unimem.stores.redis.wire.RedisWire`
-of the relay's own: ``publish`` writes the ``PUBLISH`` on it at once, with no
-task switch and none of redis-py's per-command machinery, and a callback
-notes the reply. The connection is not the session cache's: a relay backlog
-(an outage can leave thousands of messages unanswered) never queues ahead of
-the cache's calls, and the cache dropping a connection it found stuck never
-fails messages here. Messages of a session reach Redis in the order they
-were published: while the wire is (re)connecting they wait in the outbox,
-and later ones queue behind them until it is drained. Anything else (TLS)
-publishes through redis-py from the outbox, as before.
+Publishing never waits on Redis: :meth:`RedisLiveBus.publish` puts the
+message in an outbox, and one task sends what waits there with redis-py, all
+of it in one pipeline, so messages reach Redis in the order they were
+published, and a burst costs one round trip.
 
-An outage must cost neither the requests nor the worker: every send carries
-a deadline (:data:`RELAY_TIMEOUT`), so a stuck Redis (stopped, or a half-open
-connection) is dropped within seconds rather than when the kernel gives up;
-after a failed attempt the outbox waits :data:`RETRY_AFTER` before the next
-one (messages wait meanwhile) instead of connecting once per message; what is
-held for Redis is bounded in messages and in bytes (:data:`MAX_PENDING_BYTES`);
-and lost messages are counted into one warning per :data:`WARN_EVERY` seconds
-rather than one per message.
+An outage must cost neither the requests nor the worker: redis-py's own
+timeouts (:data:`RELAY_TIMEOUT`) bound every send and connect, so a stuck
+Redis (stopped, or a half-open connection) is given up on within seconds
+rather than when the kernel gives up; after a failed attempt the outbox waits
+:data:`RETRY_AFTER` before the next one (messages wait meanwhile) instead of
+connecting once per message; what waits is bounded in messages
+(:data:`OUTBOX_SIZE`) and in bytes (:data:`MAX_PENDING_BYTES`); and lost
+messages are counted into one warning per :data:`WARN_EVERY` seconds rather
+than one per message.
 """
 
 from __future__ import annotations
@@ -46,17 +40,17 @@ import logging
 import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from functools import partial
 from typing import Any, Literal
 
 import redis.asyncio as aioredis
 import redis.exceptions as rexc
+from redis.asyncio.retry import Retry
+from redis.backoff import NoBackoff
 from redis.exceptions import RedisError
 
 from ..errors import UnimemError
 from ..live import LiveBus, LiveMessage
 from ..models import MemoryEntry, MemoryEvent
-from ..stores.redis.wire import RedisWire, pack_commands
 from ..stores.rows import entry_from_json, event_from_json
 
 __all__ = ["DEFAULT_CHANNEL_PREFIX", "RedisLiveBus"]
@@ -66,23 +60,22 @@ log = logging.getLogger("unimem.server")
 DEFAULT_CHANNEL_PREFIX = "unimem:live:"
 #: Seconds a new listener waits for Redis to confirm its channel subscription.
 JOIN_TIMEOUT = 2.0
-#: Messages queued or awaiting Redis's answer before more are dropped (with a warning).
+#: Messages waiting in the outbox before more are dropped (with a warning).
 OUTBOX_SIZE = 10_000
-#: Bytes of messages queued or awaiting Redis's answer before more are dropped
+#: Bytes of messages waiting in the outbox or being sent before more are dropped
 #: (a message may be up to a MiB: the count alone would allow GiBs).
 MAX_PENDING_BYTES = 64 << 20
-#: Seconds Redis has to answer a publish (or the start-up); past them the
-#: connection is taken for stuck and dropped, and the outbox reconnects.
+#: Seconds Redis has to answer a send, a connect or the start-up (redis-py's
+#: ``socket_timeout`` and ``socket_connect_timeout``); past them the connection
+#: is taken for stuck and dropped.
 RELAY_TIMEOUT = 5.0
-#: Seconds the outbox waits after a failed send or connect before the next try.
+#: Seconds the outbox waits after a failed send before the next try.
 RETRY_AFTER = 0.5
 #: Seconds between two warnings about lost messages (the second counts them all).
 WARN_EVERY = 5.0
 
-#: An outbox message: its channel and body (for redis-py), its packed
-#: ``PUBLISH`` (for the wire; ``b""`` without one) and the bytes it holds
-#: waiting (counted in ``MAX_PENDING_BYTES``).
-_Message = tuple[str, bytes, bytes, int]
+#: An outbox message: its channel and body, encoded.
+_Message = tuple[bytes, bytes]
 
 
 class RedisLiveBus(LiveBus):
@@ -95,19 +88,13 @@ class RedisLiveBus(LiveBus):
         self._origin = uuid.uuid4().hex[:12].encode()
         self._outbox: asyncio.Queue[_Message] = asyncio.Queue(OUTBOX_SIZE)
         self._tasks: list[asyncio.Task[None]] = []
-        self._redis: Any = None
+        self._redis: aioredis.Redis | None = None
         self._pubsub: Any = None
         self._loop: asyncio.AbstractEventLoop | None = None
-        #: the publishing connection (``None``: through redis-py), and how many
-        #: messages sent on it Redis has not answered yet
-        self._wire: RedisWire | None = None
-        self._unanswered = 0
-        #: bytes of the messages in the outbox or unanswered on the wire
+        #: bytes of the messages in the outbox or being sent
         self._pending_bytes = 0
-        #: the outbox's task is sending a message (later ones must wait for it)
+        #: the outbox's task is sending a batch
         self._sending = False
-        #: event-loop time before which the outbox makes no new attempt
-        self._retry_at = 0.0
         #: messages lost since the last warning, by why; when the next may be
         #: logged, and the call that logs what is counted by then
         self._lost: dict[str, int] = {}
@@ -126,7 +113,14 @@ class RedisLiveBus(LiveBus):
                 :data:`RELAY_TIMEOUT` seconds (stuck: the server starts without the relay).
         """
         self._loop = asyncio.get_running_loop()
-        self._redis = aioredis.Redis.from_url(self._url)
+        self._redis = aioredis.Redis.from_url(
+            self._url,
+            socket_timeout=RELAY_TIMEOUT,
+            socket_connect_timeout=RELAY_TIMEOUT,
+            # a connection that died idle is replaced at once; anything else
+            # waits for the outbox's next attempt
+            retry=Retry(NoBackoff(), 1, supported_errors=(rexc.ConnectionError,)),
+        )
         try:
             async with asyncio.timeout(RELAY_TIMEOUT):
                 pubsub = self._redis.pubsub()
@@ -134,10 +128,8 @@ class RedisLiveBus(LiveBus):
                 # (and readable) while no session has listeners here
                 await pubsub.subscribe(self._prefix + "~worker:" + self._origin.decode())
                 self._pubsub = pubsub
-                self._wire = RedisWire.for_client(self._redis)
-                if self._wire is not None:  # (connected: the first message goes at once)
-                    await self._wire.call("PING")
-        except TimeoutError as exc:
+                await self._redis.ping()  # (connected: the first message goes at once)
+        except (TimeoutError, rexc.TimeoutError) as exc:
             raise rexc.TimeoutError(
                 f"Redis did not answer the live relay within {RELAY_TIMEOUT:g} s (stuck?)"
             ) from exc
@@ -167,10 +159,9 @@ class RedisLiveBus(LiveBus):
                 waiting.set_result(None)
         self._joining.clear()
         self._joined.clear()
-        self._pubsub = None
-        wire, self._wire = self._wire, None
-        if wire is not None:  # (messages it still awaits answers for are not reported)
-            await wire.aclose()
+        pubsub, self._pubsub = self._pubsub, None
+        if pubsub is not None:
+            await pubsub.aclose()
         if self._redis is not None:
             await self._redis.aclose()
             self._redis = None
@@ -178,62 +169,27 @@ class RedisLiveBus(LiveBus):
     def publish(
         self, session_id: str, kind: Literal["entry", "event"], item: MemoryEntry | MemoryEvent
     ) -> None:
-        """Deliver to this worker's listeners now and send to the other workers
+        """Deliver to this worker's listeners now and queue for the other workers
         (never raises: the entry is stored, and a request failing now would be
         retried into a duplicate; a message Redis cannot take reaches this
         worker only)."""
         super().publish(session_id, kind, item)
         try:
-            self._relay(session_id, kind, item)
-        except Exception as exc:  # (an encoding error, a driver's RuntimeError)
+            channel = (self._prefix + session_id).encode()
+            body = b"%s %s %s" % (self._origin, kind.encode(), item.model_dump_json().encode())
+        except Exception as exc:  # (an encoding error)
             self._note_lost(f"not sent ({type(exc).__name__})")
-
-    def _relay(
-        self, session_id: str, kind: Literal["entry", "event"], item: MemoryEntry | MemoryEvent
-    ) -> None:
-        body = b"%s %s %s" % (self._origin, kind.encode(), item.model_dump_json().encode())
-        channel = self._prefix + session_id
-        wire = self._wire
-        payload = b"" if wire is None else pack_commands((("PUBLISH", channel, body),))
-        size = len(payload) or len(body)
+            return
+        size = len(channel) + len(body)
         if self._pending_bytes + size > MAX_PENDING_BYTES:
             self._note_lost("dropped (too many bytes waiting for Redis)")
             return
-        # straight onto the wire only when no earlier message waits to be sent
-        if wire is not None and not self._sending and self._outbox.empty():
-            if self._unanswered >= OUTBOX_SIZE:
-                self._note_lost("dropped (too many messages waiting for Redis)")
-                return
-            try:
-                sent = wire.send_nowait(payload, 1, deadline=self._deadline())
-            except RedisError:  # found closed, nothing sent: the outbox's task reconnects
-                sent = None
-            if sent is not None:
-                self._unanswered += 1
-                self._pending_bytes += size
-                sent.add_done_callback(partial(self._answered, size))
-                return
         try:
-            self._outbox.put_nowait((channel, body, payload, size))
+            self._outbox.put_nowait((channel, body))
         except asyncio.QueueFull:
             self._note_lost("dropped (outbox full)")
             return
         self._pending_bytes += size
-
-    def _deadline(self) -> float:
-        assert self._loop is not None
-        return self._loop.time() + RELAY_TIMEOUT
-
-    def _answered(self, size: int, reply: asyncio.Future[list[Any]]) -> None:
-        self._unanswered -= 1
-        self._pending_bytes -= size
-        if reply.cancelled():
-            return
-        error = reply.exception()
-        if error is None and isinstance(reply.result()[0], RedisError):
-            error = reply.result()[0]
-        if error is not None and self._wire is not None:
-            self._note_lost(f"failed ({type(error).__name__})")
 
     def _note_lost(self, why: str, count: int = 1) -> None:
         """Count ``count`` messages lost for ``why``; log the counts now, or when
@@ -303,36 +259,33 @@ class RedisLiveBus(LiveBus):
             log.warning("live relay could not unsubscribe: %s", type(exc).__name__)
 
     async def _send(self) -> None:
-        """Publish what waits in the outbox: on redis-py one message at a time;
-        on the wire (what came while it had no connection: this reconnects it)
-        all that waits, in one pipeline. After a failed attempt the next waits
-        :data:`RETRY_AFTER` (a Redis that is down is not dialled per message)."""
+        """Publish what waits in the outbox, all of it in one pipeline. After a
+        failed attempt the next waits :data:`RETRY_AFTER` (a Redis that is down
+        is not dialled per message)."""
+        assert self._redis is not None
         loop = asyncio.get_running_loop()
+        retry_at = 0.0
         while True:
-            pause = self._retry_at - loop.time()
+            pause = retry_at - loop.time()
             if pause > 0:
                 await asyncio.sleep(pause)
             batch = [await self._outbox.get()]
+            while not self._outbox.empty():
+                batch.append(self._outbox.get_nowait())
             self._sending = True
             try:
-                if self._wire is None:
-                    async with asyncio.timeout(RELAY_TIMEOUT):
-                        await self._redis.publish(batch[0][0], batch[0][1])
-                    continue
-                while not self._outbox.empty():
-                    batch.append(self._outbox.get_nowait())
-                replies = await self._wire.pipeline_packed(
-                    b"".join([payload for _, _, payload, _ in batch]), len(batch), self._deadline()
-                )
-                for reply in replies:
-                    if isinstance(reply, RedisError):
+                pipe = self._redis.pipeline(transaction=False)
+                for channel, body in batch:
+                    pipe.publish(channel, body)
+                for reply in await pipe.execute(raise_on_error=False):
+                    if isinstance(reply, Exception):
                         self._note_lost(f"failed ({type(reply).__name__})")
             except Exception as exc:  # (the task must outlive any one batch)
                 self._note_lost(f"failed ({type(exc).__name__})", len(batch))
-                self._retry_at = loop.time() + RETRY_AFTER
+                retry_at = loop.time() + RETRY_AFTER
             finally:
                 self._sending = False
-                self._pending_bytes -= sum([size for *_, size in batch])
+                self._pending_bytes -= sum([len(channel) + len(body) for channel, body in batch])
 
     async def _receive(self, pubsub: Any) -> None:
         while True:

@@ -45,13 +45,9 @@ from .contracts import (
     SettingsGuard,
     SweepReportStore,
 )
-from .redis.cache import (
-    EVENT_KEEP,
-    RedisSessionCache,
-    SessionCacheUnavailableError,
-    redis_client_from_url,
-)
-from .rows import entries_from_json_array, event_from_json
+from .redis.cache import EVENT_KEEP, CachedUser, SessionCache
+from .redis.client import SessionCacheUnavailableError, redis_client_from_url
+from .rows import event_from_json
 
 __all__ = ["CACHE_DEGRADATION", "LayeredSnapshot", "LayeredStore", "layered_store_from_urls"]
 
@@ -94,7 +90,7 @@ class LayeredStore:
     def __init__(
         self,
         durable: DurableStore,
-        cache: RedisSessionCache,
+        cache: SessionCache,
         *,
         retry_after: float = 1.0,
         owns_client: bool = True,
@@ -121,7 +117,6 @@ class LayeredStore:
     async def aclose(self) -> None:
         """Close the durable store and (if owned) the Redis client."""
         await self.durable.aclose()
-        await self.cache.aclose()
         if self._owns_client:
             await self.cache.client.aclose()
 
@@ -317,46 +312,30 @@ class LayeredStore:
         return got
 
     async def _read(
-        self,
-        session_id: str,
-        owner: str | None,
-        max_messages: int,
-        event_limit: int,
+        self, session_id: str, owner: str | None, max_messages: int, event_limit: int
     ) -> LayeredSnapshot | None:
         since = utcnow() - timedelta(seconds=self.cache.short_term_ttl)
         since_ms = int(since.timestamp() * 1000)
+        user: CachedUser | None = None
         if owner is not None:
-            raw_session, raw_user = await self.cache.read_both(
+            cached, user = await self.cache.read_context(
                 session_id, owner, max_messages, event_limit, since_ms=since_ms, limit=max_messages
             )
         else:
-            raw_session = await self.cache.read_raw(session_id, max_messages, event_limit)
-            raw_user = None
-        cached = self.cache.parse_read(raw_session)
-        if cached is None or not (cached.complete or cached.count >= max_messages):
+            cached = await self.cache.read(session_id, max_messages, event_limit)
+        if cached is None or not (cached.complete or len(cached.entries) >= max_messages):
             return None
         state = cached.state
         self._owner(session_id, state.user_id)
-        if owner != state.user_id:
-            pipe = self.cache._pipe()
-            self.cache.queue_user_read(
-                pipe,
-                state.user_id,
-                exclude_session=session_id,
-                since_ms=since_ms,
-                limit=max_messages,
-                want_recent=True,
+        if user is None or owner != state.user_id:
+            user = await self.cache.read_user(
+                state.user_id, exclude_session=session_id, since_ms=since_ms, limit=max_messages
             )
-            [raw_user] = await self.cache._run(pipe)
-        raw_settings, warm, *rest = raw_user
-        settings = await self._settings(state.user_id, raw_settings)
+        settings = await self._settings(state.user_id, user.settings)
         recent: list[MemoryEntry] | None = None
         if settings is None or settings.cross_session:
-            if warm:
-                # (a member whose data expired a moment before it is skipped)
-                found = rest[0] if rest else []
-                kept = [r for r in reversed(found) if r is not None]
-                recent = entries_from_json_array(b"[" + b",".join(kept) + b"]")
+            if user.warm:
+                recent = user.recent
             else:
                 recent = await self._warm_recent(state.user_id, session_id, since, max_messages)
         return LayeredSnapshot(
@@ -440,7 +419,7 @@ class LayeredStore:
     async def _rebuild_once(self, session_id: str) -> ContextSnapshot:
         began = time.monotonic()
         token = new_id()
-        locked = await self._guard(lambda: self.cache.try_lock_rebuild(session_id, token))
+        locked = await self._guard(lambda: self.cache.lock_rebuild(session_id, token))
         snap = await self.durable.load_context(
             session_id, max_messages=self.cache.hot_window, event_limit=EVENT_KEEP
         )
@@ -573,7 +552,7 @@ def layered_store_from_urls(
 ) -> LayeredStore:
     """``archive`` behind a Redis session cache at ``session_url``
     (``redis://host:port/db`` or ``redis+cluster://host:port``)."""
-    cache = RedisSessionCache(
+    cache = SessionCache(
         redis_client_from_url(session_url),
         hot_window=hot_window,
         session_ttl=session_ttl,

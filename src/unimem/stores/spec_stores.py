@@ -2,7 +2,7 @@
 
 ``RedisMemoryStore`` (session layer: ``save_session``, ``load_session``,
 ``extend_ttl``, ``delete_session``, ``delete_all``) over
-:class:`~unimem.stores.redis.RedisSessionCache`, and ``PostgresMemoryStore``
+:class:`~unimem.stores.redis.SessionCache`, and ``PostgresMemoryStore``
 (long-term layer: ``save_conversation``, ``delete_today``, ``delete_all``) over
 :class:`~unimem.stores.postgres.PostgresStore`. Neither rewrites a whole
 session: entries are added one by one, by ``seq``.
@@ -12,21 +12,20 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import UTC, datetime
-from typing import cast
 
 from ..errors import SessionNotFoundError
 from ..models import MemoryEntry
 from .contracts import DeleteScope
 from .postgres import PostgresStore
 from .redis import keys as k
-from .redis.cache import UNAVAILABLE, RedisClient, RedisSessionCache, unavailable
-from .rows import entry_from_json
+from .redis.cache import SessionCache
+from .redis.client import RedisClient
 
 __all__ = ["PostgresMemoryStore", "RedisMemoryStore"]
 
 
 class RedisMemoryStore:
-    """The spec's Redis session store, as a thin face over :class:`RedisSessionCache`.
+    """The spec's Redis session store, as a thin face over :class:`SessionCache`.
 
     ``save_session`` adds entries to the session's sorted set by ``seq`` (one
     round trip, nothing rewritten); ``load_session`` reads the hot window.
@@ -34,28 +33,16 @@ class RedisMemoryStore:
 
     def __init__(self, redis_client: RedisClient, *, prefix: str = k.DEFAULT_PREFIX) -> None:
         self.redis = redis_client
-        self.cache = RedisSessionCache(redis_client, prefix=prefix)
+        self.cache = SessionCache(redis_client, prefix=prefix)
         self.ttl = self.cache.session_ttl
 
     async def save_session(self, session_id: str, memory: Sequence[MemoryEntry]) -> None:
         """Add stored entries (``seq`` set) to the session's hot window; idempotent."""
-        sk = self.cache.session_keys(session_id)
-        pipe = self.cache._pipe()
-        for entry in memory:
-            if entry.seq is None:
-                raise ValueError("save_session takes stored entries (seq set)")
-            pipe.zadd(sk.window, {entry.model_dump_json(): entry.seq})
-        pipe.zremrangebyrank(sk.window, 0, -self.cache.hot_window - 1)
-        pipe.expire(sk.window, self.ttl)
-        await self.cache._run(pipe)
+        await self.cache.save_window(session_id, memory)
 
     async def load_session(self, session_id: str) -> list[MemoryEntry]:
         """The session's cached entries, oldest first."""
-        try:
-            raw = await self.redis.zrange(self.cache.session_keys(session_id).window, 0, -1)
-        except UNAVAILABLE as exc:
-            raise unavailable(exc) from exc
-        return [entry_from_json(cast(bytes, r)) for r in raw]
+        return await self.cache.load_window(session_id)
 
     async def extend_ttl(self, session_id: str) -> bool:
         """Keep the session's keys for another idle period; whether any existed."""

@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
-from .cache import RedisSessionCache
+from .cache import RedisSessionCache, SessionCache
+from .client import SessionCacheUnavailableError, redis_client_from_url
 
-__all__ = ["RedisSessionCache"]
+__all__ = [
+    "RedisSessionCache",
+    "SessionCache",
+    "SessionCacheUnavailableError",
+    "redis_client_from_url",
+]
