@@ -151,6 +151,34 @@ async def test_scripts_redis_forgot_are_loaded_again(
     assert [e.content for e in await memory.get_history("s1")] == ["one", "two"]
 
 
+async def test_a_write_reaching_redis_after_its_session_was_dropped_stays_out(
+    memory: UnifiedMemoryService, store: ScratchLayeredStore
+):
+    """A write whose cache update arrives after its session's keys were dropped
+    (by a deletion of the user's memory between the durable commit and the
+    update) leaves nothing of it in Redis: not in the window, and not in the
+    short-term layer, which is marked cold rather than missing the entry."""
+    await memory.add_entry("s1", user("one"), user_id="u1")
+    await memory.add_entry("s1", user("two"), user_id="u1")
+    await memory.add_entry("s2", user("elsewhere"), user_id="u1")
+    await memory.get_context("s2")  # the short-term layer warm
+    uk = store.cache.user_keys("u1")
+    assert await store.cache.client.exists(uk.warm)
+    state = await store.durable.get_session("s1")
+    [late] = await store.durable.get_entries("s1", limit=1)
+    assert state is not None
+    await store.cache.drop(["s1"])
+    await store.cache.client.hdel(uk.recent_data, keys.recent_member("s1", late.id))
+    await store.cache.record(state, (state.message_count - 1, state.event_count), late)
+    assert not await store.cache.client.exists(store.cache.session_keys("s1").window)
+    cached = await store.cache.client.hvals(uk.recent_data)
+    assert not any(late.id.encode() in raw for raw in cached)
+    assert not await store.cache.client.exists(uk.warm)
+    ctx = await memory.get_context("s2")  # the layer warmed again from PostgreSQL
+    assert [e.content for e in ctx.recent] == ["one", "two"]
+    assert await store.cache.client.exists(uk.warm)
+
+
 async def test_cross_session_recall_fills_recent(
     memory: UnifiedMemoryService, store: ScratchLayeredStore
 ):

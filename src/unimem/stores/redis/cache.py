@@ -13,7 +13,8 @@ which every write to a cold session deletes).
 All keys come from :mod:`unimem.stores.redis.keys`: a session's keys share one
 hash tag and a user's another, so every script runs in one Redis Cluster
 slot. On a single Redis a write (or a context read) of both is one script
-call; on a cluster it is the session's call and the user's, sent together.
+call; on a cluster a write is the session's call, then the user's, and a
+context read the two sent together.
 """
 
 from __future__ import annotations
@@ -190,7 +191,10 @@ class SessionCache:
 
         ``prev`` is the session's (message_count, event_count) before the write;
         ``entry_json`` the entry's ``model_dump_json()`` when the caller has it.
-        A session that is not one step behind the write is dropped instead.
+        A session that is not one step behind the write is dropped instead,
+        and a session not cached is left so; either way the entry stays out of
+        the user's short-term layer, which is marked cold (warmed again from
+        the durable store by the next read).
         """
         sk = self.session_keys(state.session_id)
         if entry is not None and entry_json is None:
@@ -228,10 +232,11 @@ class SessionCache:
             keys = (*sk.all(), *uk.short_term())
             await self._run(self._write_both, keys, [*session_args, *user_args])
             return
-        await self._both(
-            self._run(self._write_session, sk.all(), session_args),
-            self._run(self._write_user, uk.short_term(), user_args),
-        )
+        # two slots: the user's part after the session's, as WRITE_BOTH does it
+        if await self._run(self._write_session, sk.all(), session_args) == 1:
+            await self._run(self._write_user, uk.short_term(), user_args)
+        else:
+            await self._call(self.client.delete(uk.warm))
 
     async def save_window(self, session_id: str, entries: Sequence[MemoryEntry]) -> None:
         """Add stored entries (``seq`` set) to the session's hot window by ``seq``,

@@ -164,11 +164,19 @@ WRITE_USER = _NEWEST_FN + _WRITE_USER_FN + "return write_user(KEYS, ARGV, 1)"
 #: A session write and the user's short-term write in one call, for a single
 #: Redis (keys of two slots: never on a cluster). KEYS: the five session keys,
 #: then the four user keys; ARGV: the session write's, then the user write's.
+#: A session the write was not applied to (not cached, or dropped meanwhile,
+#: as by a deletion of the user's memory) leaves the entry out of the
+#: short-term layer too, and marks that layer cold (the next read warms it
+#: from the durable store) rather than caching what may be deleted already.
 WRITE_BOTH = (
     _WRITE_SESSION_FN
     + _NEWEST_FN
     + _WRITE_USER_FN
     + "local s = write_session({KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]}, ARGV, 1)\n"
+    + "if s ~= 1 then\n"
+    + "  redis.call('DEL', KEYS[8])\n"
+    + "  return {s, 0}\n"
+    + "end\n"
     + "local u = write_user({KEYS[6], KEYS[7], KEYS[8], KEYS[9]}, ARGV, "
     + "12 + 2 * tonumber(ARGV[11]))\n"
     + "return {s, u}"
