@@ -350,7 +350,13 @@ async def test_a_dose_written_inside_a_word_is_stored():
                 ("PERSON", "Johnson"),
             ],
         ),
+        # a given name no list has, before a known surname
+        ("Percival Osei called about the bill.", [("PERSON", "Percival Osei")]),
+        ("so percival pierce told me to come in", [("PERSON", "percival pierce")]),
+        ("MRS. HOFFMAN CALLED ABOUT HER REFILL.", [("PERSON", "HOFFMAN")]),
         # eponyms, organisms, brands and words stay
+        ("Adam's apple feels swollen.", []),
+        ("Tommy John surgery went well.", []),
         ("Candida on the tongue, started Diflucan 150 mg.", []),
         ("Will the pharmacy be open on Monday?", []),
         ("i had the johnson and johnson vaccine", []),

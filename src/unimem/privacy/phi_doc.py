@@ -118,7 +118,8 @@ class Doc:
     #: Number runs by the index of their first token.
     run_starts: dict[int, NumberRun]
     used: list[bool]
-    #: True when the text has case information (typed text, not a lowercase transcript).
+    #: True when the text has case information (typed text, not a lowercase
+    #: transcript nor all capitals).
     cased: bool
     vocab: frozenset[str]
     digit: bool
@@ -144,7 +145,8 @@ class Doc:
             runs=runs,
             run_starts={run.first: run for run in runs},
             used=[False] * len(lows),
-            cased=_cased(text, norm),
+            # all capitals ("MRS. HOFFMAN CALLED") tell no more than a transcript
+            cased=_cased(text, norm) and not text.isupper(),
             vocab=frozenset(lows),
             digit=digit,
             ascii_digit=digit and _ASCII_DIGIT_RE.search(norm) is not None,

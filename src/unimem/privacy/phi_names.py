@@ -409,10 +409,34 @@ def find_names(doc: Doc) -> None:
             if doc.low(k - 1) in _PLACE_BEFORE or doc.low(end + 1) in _PLACE_AFTER:
                 continue
             doc.claim("PERSON", k, end, _SCORES["bare"])
+    _find_before_surnames(doc)
     found = _name_parts(doc)
     if found:
         _find_spelled(doc, {"".join(part.split()) for part in found})
         _find_mentions(doc, found)
+
+
+def _find_before_surnames(doc: Doc) -> None:
+    """Claim a word that is no common word, no medical term and no known given
+    name right before a known surname that is no common word either ("Percival
+    Osei called", "so percival pierce told me"): an unlisted given name. In typed
+    text both are capitalized."""
+    hits = doc.lex.surnames.intersection(doc.vocab)
+    if not hits:
+        return
+    for j in [k for k, low in enumerate(doc.lows) if low in hits and k > 0]:
+        k = j - 1
+        if (
+            doc.free(k, j)
+            and (not doc.cased or (doc.capitalized(k) and doc.capitalized(j)))
+            and len(doc.lows[k]) > 2
+            and _plain(doc, k)
+            and _plain(doc, j)
+            and not _given(doc, k)
+            and doc.low(k - 1) not in _PLACE_BEFORE
+            and doc.low(j + 1) not in _PLACE_AFTER
+        ):
+            doc.claim("PERSON", k, _extend(doc, j, True), _SCORES["bare"])
 
 
 def _name_parts(doc: Doc) -> set[str]:

@@ -9,7 +9,8 @@ they were not written for. Run from the repository root::
     python -m unimem.privacy.phi_eval tests/data/phi
 
 The templates mark PHI as ``[[value|TYPE]]``; ``$f``/``$F`` is a first name
-(lowercase in transcripts, capitalized in typed text), ``$l``/``$L`` a surname,
+(lowercase in transcripts, capitalized in typed text), ``$l``/``$L`` a surname
+(``$U`` in capitals),
 ``$w``/``$W`` a first name that is also a common English word, ``$sp`` the
 surname spelled out letter by letter, ``$age`` a spoken age over 89, ``$phone``,
 ``$ssn`` and ``$dob`` typed identifiers.
@@ -107,6 +108,16 @@ TUNE = Recipe(
         ("typed", "Follow up with Cardiology in two weeks.", 1),
         ("typed", "Alzheimer's disease, early stage; donepezil 5 mg nightly.", 1),
         ("typed", "The Medicare Part D plan covers Eliquis.", 1),
+        ("typed", "[[$F $L|PERSON]] called about the bill.", 3),
+        ("typed", "Prof. [[$L|PERSON]] reviewed the scan.", 2),
+        ("typed", "Attendees: [[$F $L|PERSON]] and her son.", 2),
+        ("typed", "MRS. [[$U|PERSON]] CALLED ABOUT HER REFILL.", 2),
+        ("spoken", "i am calling for my husband [[$f $l|PERSON]]", 2),
+        ("spoken", "so [[$f $l|PERSON]] told me to come in", 2),
+        ("typed", "Adam's apple feels swollen.", 1),
+        ("typed", "Tommy John surgery went well.", 1),
+        ("typed", "Baker's cyst behind the left knee.", 1),
+        ("spoken", "my adam's apple hurts when i swallow", 1),
     ),
 )
 
@@ -223,6 +234,7 @@ def make(recipe: Recipe) -> list[str]:
                 F=_cap(first),
                 L=_cap(last),
                 W=_cap(word),
+                U=last.upper(),
                 sp=_spelled(last),
                 age=rng.choice(recipe.ages),
                 phone=_phone(rng),
