@@ -92,6 +92,10 @@ async function openSession(context, sessionId) {
     }
   });
   page.errors = errors;
+  page.notFound = [];
+  page.on("response", (response) => {
+    if (response.status() === 404) page.notFound.push(response.url());
+  });
   await page.goto(`${BASE}/?session=${encodeURIComponent(sessionId)}`);
   await page.getByTestId("live-status").filter({ hasText: "Live" }).waitFor();
   return page;
@@ -132,6 +136,13 @@ test("typed then spoken messages share one history with mode badges and a switch
   const page = await openSession(ctx.context, sessionId);
   ctx.page = page;
   await page.getByTestId("history-empty").waitFor();
+  // Loading the page asks for nothing that is not there (the icon included).
+  assert.deepEqual(page.notFound, []);
+  const icon = await fetch(`${BASE}/favicon.ico`);
+  assert.equal(icon.status, 200);
+  assert.match(icon.headers.get("content-type") ?? "", /^image\//);
+  // No LLM on this server: the chat says nothing will answer.
+  await page.getByTestId("no-assistant").waitFor();
 
   const textButton = page.getByRole("button", { name: "Text", exact: true });
   const voiceButton = page.getByRole("button", { name: "Voice", exact: true });
@@ -198,9 +209,30 @@ test("a second tab on the same conversation receives new messages live", async (
   await shot(first, "03-first-tab-live");
 });
 
+test("a mode switch in one tab moves the other tab's toggle, so no second switch is stored", async () => {
+  const first = ctx.page;
+  const second = ctx.second;
+  const pressed = (page, name) =>
+    page.locator(`.mode-switch button[aria-pressed="true"]`, { hasText: name }).waitFor();
+  // The second tab switched to Text above: the first tab follows.
+  await pressed(first, "Text");
+  await first.getByRole("button", { name: "Voice", exact: true }).click();
+  await pressed(second, "Voice");
+  await second.getByRole("button", { name: "Press to talk" }).waitFor();
+  await first.getByRole("button", { name: "Text", exact: true }).click();
+  await pressed(second, "Text");
+  await sendText(second, "Back to typing");
+  const events = await api(`/v1/sessions/${sessionId}/events?event_type=mode_switch&limit=20`);
+  assert.deepEqual(
+    events.map((e) => `${e.data.from_mode}>${e.data.to_mode}`),
+    ["text>voice", "voice>text", "text>voice", "voice>text"],
+  );
+});
+
 test("an Arabic message renders right to left", async () => {
   const first = ctx.page;
   const second = ctx.second;
+  await first.getByLabel("Language").selectOption("en");
   await second.getByLabel("Language").selectOption("ar");
   const arabic = "ما هي الجرعة المناسبة للأطفال؟";
   await sendText(second, arabic);
@@ -213,6 +245,8 @@ test("an Arabic message renders right to left", async () => {
     assert.ok((await firstMinusLastX(content)) > 0, "Arabic text is not laid out right to left");
   }
   await first.locator('[data-testid="marker"][data-event-type="language_switch"]').waitFor();
+  // The first tab's language picker followed the switch made in the second.
+  await first.waitForFunction(() => document.querySelector("#language")?.value === "ar");
 
   // Untagged Arabic (language left to detection) still renders right to left.
   await second.getByLabel("Language").selectOption("");
@@ -259,15 +293,61 @@ test("the context inspector shows the messages an LLM would get, with a token co
   await shot(page, "06-context-inspector");
 });
 
+test("a new conversation leaves the old one in the list, named by date and first line", async () => {
+  const page = ctx.page;
+  const label = page.getByTestId("session-label");
+  assert.ok((await label.innerText()).includes("What is metformin used for?"));
+  assert.ok(!(await label.innerText()).includes(sessionId));
+  await page.getByRole("button", { name: "New conversation" }).click();
+  await page.getByTestId("history-empty").waitFor();
+  await label.filter({ hasText: "No messages yet" }).waitFor();
+  const old = page.locator(`[data-testid="conversation"][data-session-id="${sessionId}"]`);
+  await old.filter({ hasText: "What is metformin used for?" }).waitFor();
+  const modes = await old.getByTestId("conversation-mode").allInnerTexts();
+  assert.deepEqual(modes.map((m) => m.trim()), ["text", "voice"]);
+  const languages = await old.getByTestId("conversation-language").allInnerTexts();
+  assert.ok(languages.includes("English") && languages.includes("Arabic"), languages.join(","));
+  await shot(page, "07-conversation-list");
+  await old.click();
+  await page.locator('[data-testid="message"]', { hasText: "What is metformin used for?" }).waitFor();
+  assert.ok(page.url().includes(`session=${sessionId}`));
+  await page.getByTestId("live-status").filter({ hasText: "Live" }).waitFor();
+});
+
+test("settings refuse a retention out of range and say so", async () => {
+  const page = ctx.page;
+  const field = page.getByLabel("Retention in days");
+  for (const value of ["0", "100000"]) {
+    await field.fill(value);
+    await page.getByRole("alert").filter({ hasText: "Keep for 1 to 36500 days" }).waitFor();
+    assert.equal(await field.inputValue(), value);
+  }
+  assert.equal((await api("/v1/me/settings")).retention_days, 30);
+  await field.fill("45");
+  await page.getByTestId("settings-status").filter({ hasText: "Settings saved." }).waitFor();
+  assert.equal((await api("/v1/me/settings")).retention_days, 45);
+  // "days" and the status are laid out apart, not run together.
+  const text = await page.locator("fieldset", { hasText: "Keep for" }).innerText();
+  assert.match(text, /days\s*\n\s*Settings saved\./);
+});
+
 test("delete all empties the history and the server confirms it", async () => {
   const page = ctx.page;
   await page.getByLabel("Everything").check();
   await page.getByRole("button", { name: "Delete…" }).click();
   const dialog = page.getByRole("alertdialog");
   await dialog.waitFor();
+  assert.match(await dialog.innerText(), /Kept: your settings, and the log of deletions and settings changes \(ids and counts only/);
   await shot(page, "07-delete-confirm");
   await dialog.getByRole("button", { name: "Yes, delete" }).click();
-  await page.getByTestId("deletion-receipt").waitFor();
+  const receipt = page.getByTestId("deletion-receipt");
+  await receipt.waitFor();
+  assert.match(await receipt.innerText(), /^Deleted all of your memory: \d+ messages( in \d+ conversations)?\.$/);
+  // Asking to delete again clears the last result.
+  await page.getByRole("button", { name: "Delete…" }).click();
+  await page.getByRole("alertdialog").waitFor();
+  assert.equal(await receipt.count(), 0);
+  await page.getByRole("button", { name: "Cancel" }).click();
   await page.getByTestId("history-empty").waitFor();
   // The other open tab hears of it over the live socket (memory_deleted) and clears too.
   await ctx.second.getByTestId("history-empty").waitFor();
@@ -286,7 +366,12 @@ test("without speech recognition the page says so and typing still works", async
   await page.getByTestId("voice-unsupported").waitFor();
   await shot(page, "09-no-speech-mobile");
   await page.getByRole("button", { name: "Text", exact: true }).click();
-  await sendText(page, "typing still works");
+  for (let i = 1; i <= 8; i += 1) await sendText(page, `typing still works, message ${i}`);
+  // On a phone the Send button is on screen without scrolling, however long the chat.
+  const send = await page.getByRole("button", { name: "Send" }).boundingBox();
+  assert.ok(send && send.y >= 0 && send.y + send.height <= 844, `Send at ${JSON.stringify(send)}`);
+  assert.equal(await page.evaluate(() => window.scrollY), 0);
+  await shot(page, "09b-mobile-chat");
   assert.deepEqual(page.errors, []);
   await context.close();
 });
@@ -303,10 +388,18 @@ test("with auth on, the page asks for a token and then works with it", async () 
   await page.goto(`${AUTH_URL}/?session=${authSession}`);
   await page.getByRole("heading", { name: "Sign in" }).waitFor();
   await shot(page, "10-sign-in");
+  // A wrong token is refused with a message; "Sign out" never shows beside "Not signed in".
+  await page.getByLabel("Access token").fill("not.a.token");
+  await page.getByRole("button", { name: "Use token" }).click();
+  await page.getByTestId("token-error").waitFor();
+  assert.match(await page.getByTestId("token-error").innerText(), /did not accept this token/);
+  assert.equal(await page.getByRole("button", { name: "Sign out" }).count(), 0);
+  await shot(page, "10b-token-refused");
   await page.getByLabel("Access token").fill(TOKEN);
   await page.getByRole("button", { name: "Use token" }).click();
   await page.getByRole("heading", { name: "Sign in" }).waitFor({ state: "detached" });
   await page.getByTestId("live-status").filter({ hasText: "Live" }).waitFor();
+  await page.getByRole("button", { name: "Sign out" }).waitFor();
   await sendText(page, "signed in and typing");
 
   const history = `${AUTH_URL}/v1/sessions/${authSession}/history`;

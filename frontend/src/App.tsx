@@ -5,6 +5,7 @@ import type { ServerConfig } from "./api/models";
 import { ChatHistory } from "./components/ChatHistory";
 import { ChatInput } from "./components/ChatInput";
 import { ContextInspector } from "./components/ContextInspector";
+import { ConversationList } from "./components/ConversationList";
 import { LanguagePicker } from "./components/LanguagePicker";
 import { ModeSwitch } from "./components/ModeSwitch";
 import { PrivacyPanel } from "./components/PrivacyPanel";
@@ -12,6 +13,7 @@ import { TokenForm } from "./components/TokenForm";
 import { VoicePanel } from "./components/VoicePanel";
 import { useSpeech } from "./hooks/useSpeech";
 import { useUnifiedMemory } from "./hooks/useUnifiedMemory";
+import { conversationLabel } from "./lib/conversations";
 import { loadToken, newSessionId, rememberSessionId, resolveSessionId, saveToken } from "./lib/session";
 
 const LIVE_TEXT = {
@@ -57,11 +59,32 @@ export function App({ WebSocketImpl, client: injected }: AppProps) {
     setToken(next);
   };
 
-  const startNew = () => {
-    const id = newSessionId();
+  const openSession = useCallback((id: string) => {
     rememberSessionId(id);
     setSessionId(id);
-  };
+  }, []);
+  const startNew = () => openSession(newSessionId());
+
+  // The header names the conversation by its date and first words, not its id.
+  const [firstLines, setFirstLines] = useState<ReadonlyMap<string, string>>(new Map());
+  const first = memory.hasEarlier ? undefined : memory.messages.find((m) => m.seq !== null);
+  const label = conversationLabel(
+    first?.timestamp ?? null,
+    firstLines.get(sessionId) ?? first?.content ?? null,
+  );
+  // The list is read again when this conversation gets its first message or memory is deleted.
+  const [deletions, setDeletions] = useState(0);
+  const listVersion = `${sessionId}:${memory.messages.some((m) => m.seq !== null)}:${deletions}`;
+  const clearMemory = useCallback(
+    async (scope: Parameters<typeof memory.clearMemory>[0]) => {
+      try {
+        return await memory.clearMemory(scope);
+      } finally {
+        setDeletions((n) => n + 1);
+      }
+    },
+    [memory],
+  );
 
   // With an LLM configured on the server, every user turn gets a streamed reply.
   const [config, setConfig] = useState<ServerConfig | null>(null);
@@ -169,6 +192,8 @@ export function App({ WebSocketImpl, client: injected }: AppProps) {
   }, [sessionId]);
 
   const signIn = memory.authRequired || needsToken;
+  // A saved token the server refused: say so on the sign-in form.
+  const tokenRejected = signIn && token !== null;
   const lastUserText =
     [...memory.messages].reverse().find((m) => m.role === "user")?.content ?? "";
 
@@ -182,13 +207,17 @@ export function App({ WebSocketImpl, client: injected }: AppProps) {
           <span className={`live live-${memory.live}`} role="status" data-testid="live-status">
             <span className="dot" aria-hidden="true" /> {LIVE_TEXT[memory.live]}
           </span>
-          <code className="session-id" title="Conversation id: open this address on another device to continue">
-            {sessionId}
-          </code>
+          <span
+            className="session-label"
+            data-testid="session-label"
+            title={`Conversation id ${sessionId}: open this address on another device to continue`}
+          >
+            {label}
+          </span>
           <button type="button" onClick={startNew}>
             New conversation
           </button>
-          {token ? (
+          {token && !signIn ? (
             <button type="button" onClick={() => onToken(null)}>
               Sign out
             </button>
@@ -196,7 +225,13 @@ export function App({ WebSocketImpl, client: injected }: AppProps) {
         </div>
       </header>
 
-      {signIn ? <TokenForm token={token} onToken={onToken} /> : null}
+      {signIn ? (
+        <TokenForm
+          token={token}
+          onToken={onToken}
+          error={tokenRejected ? (memory.error ?? "the live connection was refused") : null}
+        />
+      ) : null}
       {memory.error && !signIn ? (
         <p className="error banner" role="alert">
           {memory.error}
@@ -206,6 +241,11 @@ export function App({ WebSocketImpl, client: injected }: AppProps) {
       {signIn ? null : (
         <main className="layout">
           <section className="chat" aria-label="Chat">
+            {config !== null && !assistant ? (
+              <p className="chat-note" data-testid="no-assistant">
+                No assistant is connected: messages are remembered, but nothing answers them.
+              </p>
+            ) : null}
             <ChatHistory
               timeline={memory.timeline}
               loading={memory.status === "loading"}
@@ -253,18 +293,26 @@ export function App({ WebSocketImpl, client: injected }: AppProps) {
                   speakReplies={speakReplies}
                   onSpeakRepliesChange={setSpeakReplies}
                   onBargeIn={bargeIn}
+                  onSwitchToText={() => void memory.switchMode("text").catch(() => undefined)}
                 />
               )}
             </div>
           </section>
           <aside className="side">
+            <ConversationList
+              client={client}
+              currentId={sessionId}
+              onOpen={openSession}
+              version={listVersion}
+              onFirstLines={setFirstLines}
+            />
             {assistant ? (
               <p className="assistant-note" data-testid="assistant-on">
                 Assistant: {config?.llm_model ?? "LLM"} answers each turn. Type or talk to interrupt it.
               </p>
             ) : null}
             <ContextInspector inspect={memory.inspectContext} defaultQuery={lastUserText} llmConnected={assistant} />
-            <PrivacyPanel client={client} onDelete={memory.clearMemory} />
+            <PrivacyPanel client={client} onDelete={clearMemory} />
           </aside>
         </main>
       )}

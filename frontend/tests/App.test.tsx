@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { App } from "../src/App";
 import { ApiClient } from "../src/api/client";
 import type { RecognitionLike, RecognitionResultEvent } from "../src/hooks/useSpeech";
-import { asWebSocket, FakeServer, FakeWebSocket } from "./fakes";
+import { asWebSocket, FakeServer, FakeWebSocket, makeEntry, makeSession } from "./fakes";
 
 /** A stand-in for the browser's SpeechRecognition that the test speaks into. */
 class StubRecognition implements RecognitionLike {
@@ -96,6 +96,65 @@ describe("App", () => {
     expect(id).toMatch(/^web-/);
     expect(window.localStorage.getItem("unimem.session")).toBe(id);
     expect(FakeWebSocket.last().url).toContain(`/v1/sessions/${id}/live`);
+  });
+
+  it("says a saved token was refused, and never shows Sign out with Not signed in", async () => {
+    const user = userEvent.setup();
+    const server = new FakeServer();
+    server.requireToken = "tok-123";
+    window.localStorage.setItem("unimem.token", "not-a-token");
+    vi.spyOn(globalThis, "fetch").mockImplementation((input) => server.fetch(input as Request));
+    render(<App WebSocketImpl={asWebSocket} />);
+    expect(await screen.findByTestId("token-error")).toHaveTextContent(
+      "The server did not accept this token (missing credentials)",
+    );
+    act(() => FakeWebSocket.last().drop(4401));
+    expect(screen.getByTestId("live-status")).toHaveTextContent("Not signed in");
+    expect(screen.queryByRole("button", { name: "Sign out" })).not.toBeInTheDocument();
+
+    await user.clear(screen.getByLabelText("Access token"));
+    await user.type(screen.getByLabelText("Access token"), "tok-123");
+    await user.click(screen.getByRole("button", { name: "Use token" }));
+    expect(await screen.findByLabelText("Message")).toBeInTheDocument();
+    expect(screen.queryByTestId("token-error")).not.toBeInTheDocument();
+    expect(screen.getByRole("button", { name: "Sign out" })).toBeInTheDocument();
+  });
+
+  it("lists past conversations with date, first line, modes and languages, and opens one", async () => {
+    const user = userEvent.setup();
+    const server = new FakeServer();
+    server.sessions = [
+      makeSession({ session_id: "app-test", message_count: 0 }),
+      makeSession({
+        session_id: "visit-1",
+        started_at: "2026-03-04T09:30:00Z",
+        message_count: 2,
+        modes_used: ["text", "voice"],
+        languages_used: ["en", "es"],
+      }),
+    ];
+    server.histories["visit-1"] = [
+      makeEntry({ seq: 1, session_id: "visit-1", content: "My knee hurts when I climb stairs" }),
+      makeEntry({ seq: 2, session_id: "visit-1", content: "y también por la noche", mode: "voice", language: "es" }),
+    ];
+    server.histories["app-test"] = [];
+    renderApp(server);
+    const list = await screen.findByTestId("conversation-list");
+    const [current, past] = within(list).getAllByTestId("conversation");
+    expect(current).toHaveAttribute("aria-current", "true");
+    await waitFor(() => expect(past).toHaveTextContent("My knee hurts when I climb stairs"));
+    expect(within(past!).getAllByTestId("conversation-mode").map((b) => b.textContent?.trim())).toEqual(["text", "voice"]);
+    expect(within(past!).getAllByTestId("conversation-language").map((b) => b.textContent)).toEqual(["English", "Spanish"]);
+    expect(within(past!).getByRole("time")).toHaveAttribute("dateTime", "2026-03-04T09:30:00Z");
+
+    await user.click(past!);
+    await screen.findByText("y también por la noche");
+    expect(new URL(window.location.href).searchParams.get("session")).toBe("visit-1");
+    expect(FakeWebSocket.last().url).toContain("/v1/sessions/visit-1/live");
+    // The header names it by its date and first words, never by its raw id.
+    const label = screen.getByTestId("session-label");
+    await waitFor(() => expect(label).toHaveTextContent("My knee hurts when I climb"));
+    expect(label).not.toHaveTextContent("visit-1");
   });
 
   it("asks for a token when the server has auth on, then uses it", async () => {

@@ -176,7 +176,42 @@ describe("PrivacyPanel", () => {
     await userEvent.click(screen.getByRole("button", { name: "Delete…" }));
     await userEvent.click(screen.getByRole("button", { name: "Yes, delete" }));
     expect(onDelete).toHaveBeenCalledExactlyOnceWith("all");
-    expect(await screen.findByTestId("deletion-receipt")).toHaveTextContent("Deleted 4 items (all).");
+    expect(await screen.findByTestId("deletion-receipt")).toHaveTextContent("Deleted all of your memory: 3 messages.");
+  });
+
+  it("says before deleting everything that settings and the log of ids and counts are kept", async () => {
+    setup();
+    await userEvent.click(screen.getByLabelText("Everything"));
+    await userEvent.click(screen.getByRole("button", { name: "Delete…" }));
+    expect(screen.getByRole("alertdialog")).toHaveTextContent(
+      /Kept: your settings, and the log of deletions and settings changes \(ids and counts only, never what was said\)/,
+    );
+  });
+
+  it("clears the last deletion's result when the next deletion is asked for", async () => {
+    setup();
+    await userEvent.click(screen.getByLabelText("Today"));
+    await userEvent.click(screen.getByRole("button", { name: "Delete…" }));
+    await userEvent.click(screen.getByRole("button", { name: "Yes, delete" }));
+    expect(await screen.findByTestId("deletion-receipt")).toHaveTextContent("Deleted today's conversations: 3 messages.");
+    await userEvent.click(screen.getByRole("button", { name: "Delete…" }));
+    expect(screen.getByRole("alertdialog")).toBeInTheDocument();
+    expect(screen.queryByTestId("deletion-receipt")).not.toBeInTheDocument();
+  });
+
+  it.each(["0", "100000", "2.5"])("refuses a retention of %s days with a message instead of reverting it", async (value) => {
+    const { server } = setup();
+    const field = await screen.findByLabelText("Retention in days");
+    fireEvent.change(field, { target: { value } });
+    expect(await screen.findByRole("alert")).toHaveTextContent("Keep for 1 to 36500 days (a whole number). Not saved.");
+    expect(field).toHaveValue(Number(value));
+    expect(field).toHaveAttribute("aria-invalid", "true");
+    expect(server.count("PUT", "/v1/me/settings")).toHaveLength(0);
+    // A valid value clears the message and is saved.
+    fireEvent.change(field, { target: { value: "14" } });
+    await waitFor(() => expect(server.settings.retention_days).toBe(14));
+    expect(screen.queryByRole("alert")).not.toBeInTheDocument();
+    expect(screen.getByTestId("settings-status")).toHaveTextContent("Settings saved.");
   });
 
   it("downloads the export as a JSON file", async () => {

@@ -7,7 +7,7 @@
  * assert on what the UI sent. `FakeWebSocket` lets a test push live frames.
  */
 
-import type { MemoryEntry, MemoryEvent, MemorySettings } from "../src/api/models";
+import type { MemoryEntry, MemoryEvent, MemorySettings, SessionInfo } from "../src/api/models";
 
 export interface Recorded {
   method: string;
@@ -75,6 +75,10 @@ export class FakeServer {
   language: string | null = null;
   /** When set, the server has an assistant: `/v1/config` says so and `/reply` streams these pieces. */
   replyPieces: string[] | null = null;
+  /** What `GET /v1/sessions` lists. */
+  sessions: SessionInfo[] = [];
+  /** Other sessions' messages, by session id (`entries` is every other session's). */
+  histories: Record<string, MemoryEntry[]> = {};
 
   fetch = async (request: Request): Promise<Response> => {
     const url = new URL(request.url);
@@ -143,7 +147,8 @@ export class FakeServer {
       // Like the server: the last `max_messages` entries before `before_seq`, oldest first.
       const max = Number(url.searchParams.get("max_messages") ?? 50);
       const before = Number(url.searchParams.get("before_seq") ?? Number.POSITIVE_INFINITY);
-      return json(this.entries.filter((e) => (e.seq ?? 0) < before).slice(-max));
+      const entries = this.histories[decodeURIComponent(m[1]!)] ?? this.entries;
+      return json(entries.filter((e) => (e.seq ?? 0) < before).slice(-max));
     }
     if ((m = path.match(/^\/v1\/sessions\/([^/]+)\/events$/)) && method === "GET") {
       return json(this.events);
@@ -177,6 +182,10 @@ export class FakeServer {
       entry.content = (body as { spoken_text: string }).spoken_text;
       entry.metadata = { ...entry.metadata, interrupted: true, full_text: full };
       return json(entry);
+    }
+    if (path === "/v1/sessions" && method === "GET") {
+      const limit = Number(url.searchParams.get("limit") ?? 20);
+      return json({ sessions: this.sessions.slice(0, limit), limit, offset: 0, next_offset: null });
     }
     if (path === "/v1/config" && method === "GET") {
       return json({ llm_configured: this.replyPieces !== null, llm_model: this.replyPieces ? "tiny" : null, auth: false, version: "0" });
@@ -276,3 +285,20 @@ export class FakeWebSocket {
 }
 
 export const asWebSocket = FakeWebSocket as unknown as typeof WebSocket;
+
+export function makeSession(over: Partial<SessionInfo> = {}): SessionInfo {
+  return {
+    session_id: "s1",
+    user_id: "local",
+    started_at: "2026-01-01T12:00:00Z",
+    last_active_at: "2026-01-01T12:05:00Z",
+    closed_at: null,
+    current_mode: "text",
+    current_language: "en",
+    message_count: 0,
+    event_count: 0,
+    modes_used: [],
+    languages_used: [],
+    ...over,
+  };
+}

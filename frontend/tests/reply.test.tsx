@@ -118,6 +118,7 @@ describe("App with an assistant", () => {
     const user = userEvent.setup();
     render(<App client={client} WebSocketImpl={asWebSocket} />);
     await screen.findByTestId("assistant-on");
+    expect(screen.queryByTestId("no-assistant")).toBeNull();
     await user.type(screen.getByLabelText("Message"), "What is metformin for?{Enter}");
     await screen.findByText("Metformin lowers blood sugar.");
     await waitFor(() => expect(screen.queryByTestId("streaming-reply")).toBeNull());
@@ -135,5 +136,8 @@ describe("App with an assistant", () => {
     await screen.findByText("hello");
     expect(server.count("POST", "/v1/sessions/reply-app/reply")).toHaveLength(0);
     expect(screen.queryByTestId("assistant-on")).toBeNull();
+    // ...and the chat says so, so silence is not mistaken for a slow answer.
+    expect(screen.getByRole("region", { name: "Chat" })).toContainElement(screen.getByTestId("no-assistant"));
+    expect(screen.getByTestId("no-assistant")).toHaveTextContent("No assistant is connected: messages are remembered, but nothing answers them.");
   });
 });

@@ -56,6 +56,63 @@ describe("useUnifiedMemory", () => {
     expect(hook.result.current.messages.map((m) => m.content)).toEqual(["from my phone"]);
   });
 
+  it("follows mode and language switches made in another tab, so its next message does not switch back", async () => {
+    const server = new FakeServer();
+    server.entries = [makeEntry({ seq: 1, content: "hello", language: "en" })];
+    server.mode = "text";
+    server.language = "en";
+    const { hook } = setup(server);
+    await waitFor(() => expect(hook.result.current.status).toBe("ready"));
+    await act(async () => hook.result.current.switchLanguage("en"));
+    expect(hook.result.current.mode).toBe("text");
+    act(() => FakeWebSocket.last().open());
+    // Tab A pressed Voice, then picked Arabic: this tab hears both events.
+    act(() => {
+      FakeWebSocket.last().push({ type: "event", item: makeEvent({ seq: 1, data: { from_mode: "text", to_mode: "voice" } }) });
+      FakeWebSocket.last().push({
+        type: "event",
+        item: makeEvent({ seq: 2, event_type: "language_switch", data: { from_language: "en", to_language: "ar", trigger: "user_request" } }),
+      });
+    });
+    expect(hook.result.current.mode).toBe("voice");
+    expect(hook.result.current.language).toBe("ar");
+    expect(hook.result.current.sessionLanguage).toBe("ar");
+    await act(async () => {
+      await hook.result.current.addMessage({ content: "مرحبا" });
+    });
+    expect(server.count("POST", "/v1/sessions/s1/entries")[0]?.body).toMatchObject({ mode: "voice", language: "ar" });
+  });
+
+  it("leaves Auto-detect on when another tab switches the language", async () => {
+    const server = new FakeServer();
+    server.entries = [makeEntry({ seq: 1, content: "hello", language: "en" })];
+    const { hook } = setup(server);
+    await waitFor(() => expect(hook.result.current.status).toBe("ready"));
+    act(() =>
+      FakeWebSocket.last().push({
+        type: "event",
+        item: makeEvent({ seq: 1, event_type: "language_switch", data: { from_language: "en", to_language: "es", trigger: "auto_detected" } }),
+      }),
+    );
+    expect(hook.result.current.language).toBeNull();
+    expect(hook.result.current.sessionLanguage).toBe("es");
+  });
+
+  it("takes the session's mode from the server when it reloads after a reconnect", async () => {
+    const server = new FakeServer();
+    server.entries = [makeEntry({ seq: 1, content: "hello" })];
+    server.mode = "text";
+    const { hook } = setup(server);
+    await waitFor(() => expect(hook.result.current.status).toBe("ready"));
+    act(() => FakeWebSocket.last().open());
+    // Switched to voice elsewhere while this tab's socket was down.
+    server.mode = "voice";
+    act(() => FakeWebSocket.last().drop());
+    await waitFor(() => expect(FakeWebSocket.instances.length).toBe(2), { timeout: 3000 });
+    act(() => FakeWebSocket.last().open());
+    await waitFor(() => expect(hook.result.current.mode).toBe("voice"));
+  });
+
   it("records a mode switch on the server and shows its marker", async () => {
     const server = new FakeServer();
     server.entries = [makeEntry({ seq: 1 })];

@@ -2,6 +2,7 @@ import { useEffect, useState } from "react";
 
 import type { ApiClient } from "../api/client";
 import type { DeleteScope, DeletionReceipt, MemorySettings } from "../api/models";
+import { deletionSummary } from "../lib/receipt";
 
 export interface PrivacyPanelProps {
   client: ApiClient;
@@ -20,8 +21,24 @@ const TOGGLES: { key: Exclude<keyof MemorySettings, "retention_days">; label: st
 const SCOPES: { scope: DeleteScope; label: string; confirm: string }[] = [
   { scope: "session", label: "This conversation", confirm: "Delete this conversation from memory?" },
   { scope: "day", label: "Today", confirm: "Delete everything remembered from today?" },
-  { scope: "all", label: "Everything", confirm: "Delete all of your memory, in every conversation?" },
+  {
+    scope: "all",
+    label: "Everything",
+    confirm:
+      "Delete all of your memory, in every conversation? Kept: your settings, and the log of " +
+      "deletions and settings changes (ids and counts only, never what was said).",
+  },
 ];
+
+const MIN_DAYS = 1;
+const MAX_DAYS = 36500;
+
+/** The retention typed in the field, or null when it is not a whole number of days in range. */
+function parseDays(text: string): number | null {
+  if (!/^\d+$/.test(text.trim())) return null;
+  const days = Number(text);
+  return days >= MIN_DAYS && days <= MAX_DAYS ? days : null;
+}
 
 function download(blob: Blob, name: string): void {
   const url = URL.createObjectURL(blob);
@@ -42,6 +59,9 @@ export function PrivacyPanel({ client, onDelete }: PrivacyPanelProps) {
   const [scope, setScope] = useState<DeleteScope>("session");
   const [confirming, setConfirming] = useState(false);
   const [receipt, setReceipt] = useState<DeletionReceipt | null>(null);
+  // The retention field as typed, kept (and flagged) when it is not valid.
+  const [days, setDays] = useState<string | null>(null);
+  const daysInvalid = days !== null && parseDays(days) === null;
 
   useEffect(() => {
     let live = true;
@@ -57,10 +77,11 @@ export function PrivacyPanel({ client, onDelete }: PrivacyPanelProps) {
   const save = async (next: MemorySettings) => {
     setSettings(next);
     setSaved(null);
+    setReceipt(null);
     setError(null);
     try {
       setSettings(await client.putSettings(next));
-      setSaved("Saved");
+      setSaved("Settings saved.");
     } catch (exc) {
       setError(exc instanceof Error ? exc.message : String(exc));
     }
@@ -68,6 +89,7 @@ export function PrivacyPanel({ client, onDelete }: PrivacyPanelProps) {
 
   const remove = async () => {
     setConfirming(false);
+    setSaved(null);
     setError(null);
     try {
       setReceipt(await onDelete(scope));
@@ -86,7 +108,6 @@ export function PrivacyPanel({ client, onDelete }: PrivacyPanelProps) {
   };
 
   const chosen = SCOPES.find((s) => s.scope === scope) ?? SCOPES[0]!;
-  const total = receipt ? Object.values(receipt.counts).reduce((a, b) => a + b, 0) : 0;
 
   return (
     <section className="panel privacy" aria-labelledby="privacy-title">
@@ -108,22 +129,31 @@ export function PrivacyPanel({ client, onDelete }: PrivacyPanelProps) {
             Keep for{" "}
             <input
               type="number"
-              min={1}
-              max={36500}
-              value={settings.retention_days}
+              min={MIN_DAYS}
+              max={MAX_DAYS}
+              value={days ?? String(settings.retention_days)}
               onChange={(e) => {
-                const days = Number(e.target.value);
-                if (Number.isInteger(days) && days >= 1 && days <= 36500) {
-                  void save({ ...settings, retention_days: days });
-                }
+                setDays(e.target.value);
+                const valid = parseDays(e.target.value);
+                if (valid !== null) void save({ ...settings, retention_days: valid });
+              }}
+              onBlur={() => {
+                if (!daysInvalid) setDays(null);
               }}
               aria-label="Retention in days"
+              aria-invalid={daysInvalid || undefined}
+              aria-describedby={daysInvalid ? "retention-problem" : undefined}
             />{" "}
             days
           </label>
-          <span className="hint" role="status">
+          {daysInvalid ? (
+            <p id="retention-problem" className="error field-problem" role="alert">
+              Keep for {MIN_DAYS} to {MAX_DAYS} days (a whole number). Not saved.
+            </p>
+          ) : null}
+          <p className="hint status" role="status" data-testid="settings-status">
             {saved}
-          </span>
+          </p>
         </fieldset>
       ) : (
         <p className="hint">Loading settings…</p>
@@ -141,6 +171,7 @@ export function PrivacyPanel({ client, onDelete }: PrivacyPanelProps) {
               onChange={() => {
                 setScope(s.scope);
                 setConfirming(false);
+                setReceipt(null);
               }}
             />{" "}
             {s.label}
@@ -159,13 +190,22 @@ export function PrivacyPanel({ client, onDelete }: PrivacyPanelProps) {
             </div>
           </div>
         ) : (
-          <button type="button" className="danger" onClick={() => setConfirming(true)}>
+          <button
+            type="button"
+            className="danger"
+            onClick={() => {
+              // The last deletion's result does not stay under the next question.
+              setReceipt(null);
+              setSaved(null);
+              setConfirming(true);
+            }}
+          >
             Delete…
           </button>
         )}
         {receipt ? (
           <p role="status" data-testid="deletion-receipt">
-            Deleted {total} item{total === 1 ? "" : "s"} ({receipt.scope}).
+            {deletionSummary(receipt)}
           </p>
         ) : null}
       </fieldset>

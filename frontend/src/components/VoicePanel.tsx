@@ -10,6 +10,16 @@ export interface VoicePanelProps {
   onSpeakRepliesChange: (value: boolean) => void;
   /** Called when the user starts talking: cuts off a reply still streaming. */
   onBargeIn?: () => void;
+  /** Switch the conversation to typing (offered when voice cannot work). */
+  onSwitchToText?: () => void;
+}
+
+function SwitchToText({ onSwitchToText }: { onSwitchToText?: () => void }) {
+  return onSwitchToText ? (
+    <button type="button" onClick={onSwitchToText}>
+      Switch to Text
+    </button>
+  ) : null;
 }
 
 /**
@@ -24,6 +34,7 @@ export function VoicePanel({
   speakReplies,
   onSpeakRepliesChange,
   onBargeIn,
+  onSwitchToText,
 }: VoicePanelProps) {
   if (!speech.recognitionSupported) {
     return (
@@ -32,6 +43,7 @@ export function VoicePanel({
           This browser has no speech recognition, so voice input is unavailable here. Switch to
           Text to keep the conversation going; it stays one conversation.
         </p>
+        <SwitchToText onSwitchToText={onSwitchToText} />
       </div>
     );
   }
@@ -71,9 +83,12 @@ export function VoicePanel({
         Read replies aloud{speech.synthesisSupported ? "" : " (not supported by this browser)"}
       </label>
       {speech.error ? (
-        <p className="error" role="alert">
-          {speech.error}
-        </p>
+        <div className="voice-error">
+          <p className="error" role="alert">
+            {speech.error}
+          </p>
+          <SwitchToText onSwitchToText={onSwitchToText} />
+        </div>
       ) : null}
     </div>
   );

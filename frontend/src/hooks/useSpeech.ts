@@ -58,12 +58,13 @@ export interface Speech {
   stopSpeaking: () => void;
 }
 
+// Shown in voice mode, where there is no text box: the panel offers the switch to Text.
 const ERROR_TEXT: Record<string, string> = {
-  "not-allowed": "Microphone access was refused. Allow it in the browser, or type instead.",
-  "service-not-allowed": "Speech recognition is not allowed here. Type instead.",
+  "not-allowed": "Microphone access was refused. Allow it in the browser, or switch to Text.",
+  "service-not-allowed": "Speech recognition is not allowed here. Switch to Text to keep going.",
   "no-speech": "No speech was heard. Try again.",
-  "audio-capture": "No microphone was found. Type instead.",
-  network: "The speech recognition service could not be reached. Type instead.",
+  "audio-capture": "No microphone was found. Switch to Text to keep going.",
+  network: "The speech recognition service could not be reached. Switch to Text to keep going.",
 };
 
 /** The spoken prefix of `text` up to the end of the word at `charIndex`. */
@@ -94,7 +95,7 @@ export function useSpeech(): Speech {
   const startListening = useCallback(
     (language: string | null, onTranscript: (text: string) => void) => {
       if (!Ctor) {
-        setError("This browser has no speech recognition. Type your message instead.");
+        setError("This browser has no speech recognition. Switch to Text to type your message.");
         return;
       }
       recognition.current?.abort();

@@ -131,7 +131,9 @@ export function useUnifiedMemory(options: UseUnifiedMemoryOptions): UnifiedMemor
         mergeById(stored, current.filter((e) => e.seq !== null && e.seq > lastEvent)),
       );
       setHasEarlier(history.length >= historyLimit && (history[0]?.seq ?? 1) > 1);
-      if (context?.current_mode && state.current.count === 0) setMode(context.current_mode);
+      // The session's mode is the server's (another tab may have switched it);
+      // an empty session has none yet and keeps this tab's choice.
+      if (context?.current_mode) setMode(context.current_mode);
       setSessionLanguage(context?.current_language ?? null);
       setAuthRequired(false);
       setError(null);
@@ -160,9 +162,17 @@ export function useUnifiedMemory(options: UseUnifiedMemoryOptions): UnifiedMemor
           const event = message.item;
           if (event.session_id && event.session_id !== sessionId) return;
           setEvents((current) => upsertById(current, event));
+          // Switches made anywhere (another tab, a phone) move this tab too, so
+          // its next message does not switch the session back.
+          const toMode = event.data.to_mode;
+          if (event.event_type === "mode_switch" && (toMode === "voice" || toMode === "text")) {
+            setMode(toMode);
+          }
           const to = event.data.to_language;
-          if (event.event_type === "language_switch" && typeof to === "string") {
+          if (event.event_type === "language_switch" && typeof to === "string" && to) {
             setSessionLanguage(to);
+            // A chosen language follows; "Auto-detect" stays automatic.
+            setLanguage((current) => (current === null ? null : to));
           }
           // An interrupted answer was rewritten to what was heard: fetch it again.
           if (event.event_type === "interruption") void refresh();
