@@ -57,3 +57,17 @@ async def service(
     svc = await factory(tmp_path, request.node.nodeid)
     async with svc:
         yield svc
+
+
+#: The backends every framework adapter's tests run on (tests/integrations/).
+ADAPTER_BACKENDS = ["memory", "redis+postgres"]
+
+
+@pytest.fixture(params=ADAPTER_BACKENDS)
+async def adapter_memory(
+    request: pytest.FixtureRequest, tmp_path: Path
+) -> AsyncIterator[UnifiedMemoryService]:
+    """A set-up service for an adapter's test, in process and on Redis + PostgreSQL."""
+    svc = await BACKENDS[request.param](tmp_path, request.node.nodeid)
+    async with svc:
+        yield svc
