@@ -310,6 +310,15 @@ class MemoryClient:
         self._user(user_id)
         return await self._model(Fact, "POST", f"/v1/sessions/{session_id}/entries/{entry_id}/pin")
 
+    async def delete_entry(
+        self, session_id: str, entry_id: str, *, user_id: str | None = None
+    ) -> bool:
+        """Delete one message; whether it existed. See
+        :meth:`UnifiedMemoryService.delete_entry`."""
+        self._user(user_id)
+        response = await self._request("DELETE", f"/v1/sessions/{session_id}/entries/{entry_id}")
+        return bool(response.json()["deleted"])
+
     # ------------------------------------------------------------------ reads
 
     async def get_context(

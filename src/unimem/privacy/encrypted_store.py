@@ -203,6 +203,9 @@ class EncryptedStore:
         entry = await self.inner.update_entry(session_id, entry_id, sealed)
         return self._open_entry(entry) if entry is not None else None
 
+    async def delete_entry(self, session_id: str, entry_id: str) -> bool:
+        return await self.inner.delete_entry(session_id, entry_id)
+
     async def recent_user_entries(
         self, user_id: str, *, since: datetime, exclude_session: str | None, limit: int
     ) -> list[MemoryEntry]:

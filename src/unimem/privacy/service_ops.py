@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from ..errors import ConfigurationError, InvalidInputError
+from ..errors import ConfigurationError, InvalidInputError, SessionNotFoundError
 from ..ids import new_id
 from ..live import LiveBus
 from ..models import (
@@ -228,6 +228,60 @@ class PrivacyOperations:
                 ),
             )
         return receipt
+
+    async def delete_entry(
+        self,
+        session_id: str,
+        entry_id: str,
+        *,
+        user_id: str | None = None,
+        actor: str | None = None,
+    ) -> bool:
+        """Delete one message of a session; whether it existed.
+
+        The entry is removed from every layer (durable store, session cache,
+        short-term layer) with the session's running summary, which may quote
+        it and is rebuilt from what is left. The rest of the session, its
+        events and its numbering stay. The deletion is audited (``delete``,
+        scope ``entry``), and live listeners of the session receive a
+        ``memory_deleted`` event (not stored).
+
+        Another user's session deletes nothing (``False``), as one never used.
+
+        Raises:
+            InvalidInputError: a malformed id.
+        """
+        user = self._user(user_id)
+        check_id(session_id, "session_id")
+        check_id(entry_id, "entry_id")
+        try:
+            state = await self._owned_session(session_id, user)
+        except SessionNotFoundError:
+            state = None  # another user's session deletes nothing, as a never-used one
+        store = await self._store()
+        if state is None or not await store.delete_entry(session_id, entry_id):
+            return False
+        now = utcnow()
+        details: dict[str, Any] = {"scope": "entry", "counts": {"entries": 1}}
+        await store.append_audit(
+            audit_record(
+                "delete", user, actor=actor, now=now, session_id=session_id, details=details
+            )
+        )
+        self.live.publish(
+            session_id,
+            "event",
+            MemoryEvent.model_construct(
+                id=new_id(),
+                session_id=session_id,
+                user_id=user,
+                seq=None,
+                event_type="memory_deleted",
+                timestamp=now,
+                data={"scope": "entry", "entry_id": entry_id},
+            ),
+        )
+        return True
 
     async def _cache_delete_user(
         self,

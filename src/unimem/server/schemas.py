@@ -53,6 +53,14 @@ class FactIn(_Body):
     )
 
 
+class EntryDeleted(BaseModel):
+    """Whether the caller's session had the entry (and it is gone now)."""
+
+    session_id: str
+    entry_id: str
+    deleted: bool
+
+
 class FactDeleted(BaseModel):
     """Whether the caller had the fact (and it is gone now)."""
 

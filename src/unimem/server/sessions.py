@@ -23,6 +23,7 @@ from .deps import MetricsDep, ServiceDep, UserDep
 from .errors import ERROR_RESPONSES
 from .responses import ModelResponse
 from .schemas import (
+    EntryDeleted,
     EventIn,
     InterruptedIn,
     LanguageSwitchIn,
@@ -237,6 +238,22 @@ async def mark_interrupted(
     """Keep only what was actually spoken of an interrupted assistant entry."""
     entry = await service.mark_interrupted(session_id, entry_id, body.spoken_text, user_id=user)
     return ModelResponse(entry)
+
+
+@router.delete(
+    "/sessions/{session_id}/entries/{entry_id}",
+    operation_id="delete_entry",
+    response_model=EntryDeleted,
+    summary="Delete one message",
+)
+async def delete_entry(
+    session_id: SessionId, entry_id: EntryId, service: ServiceDep, user: UserDep
+) -> Response:
+    """Delete one message from every layer (the session's summary is rebuilt).
+    ``deleted`` says whether the caller's session had it; another user's entry
+    deletes nothing and reads as one that never existed."""
+    deleted = await service.delete_entry(session_id, entry_id, user_id=user, actor=user)
+    return ModelResponse(EntryDeleted(session_id=session_id, entry_id=entry_id, deleted=deleted))
 
 
 class TtlOut(BaseModel):

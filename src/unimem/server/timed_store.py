@@ -125,6 +125,9 @@ class TimedStore:
             "update_entry", self.inner.update_entry(session_id, entry_id, changes)
         )
 
+    async def delete_entry(self, session_id: str, entry_id: str) -> bool:
+        return await self._timed("delete_entry", self.inner.delete_entry(session_id, entry_id))
+
     async def recent_user_entries(
         self, user_id: str, *, since: datetime, exclude_session: str | None, limit: int
     ) -> list[MemoryEntry]:

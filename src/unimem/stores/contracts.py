@@ -206,6 +206,11 @@ class TimelineStore(Protocol):
         ``timestamp``); ``id``, ``seq``, ``session_id`` and ``user_id`` never
         change. Returns the entry as now stored, or ``None`` if unknown."""
 
+    async def delete_entry(self, session_id: str, entry_id: str) -> bool:
+        """Delete one stored entry and the session's running summary (it may quote
+        the entry); whether the entry existed. The session's numbering stays: the
+        next entry still gets the next ``seq``."""
+
     async def recent_user_entries(
         self, user_id: str, *, since: datetime, exclude_session: str | None, limit: int
     ) -> list[MemoryEntry]:

@@ -465,6 +465,16 @@ class LayeredStore:
             await self._invalidate([session_id], [updated.user_id])
         return updated
 
+    async def delete_entry(self, session_id: str, entry_id: str) -> bool:
+        """Delete from the durable store, then the session's cached keys (before
+        too, so no reader re-caches the entry meanwhile)."""
+        state = await self.durable.get_session(session_id)
+        users = [state.user_id] if state is not None else []
+        await self._invalidate([session_id], users)
+        deleted = await self.durable.delete_entry(session_id, entry_id)
+        await self._invalidate([session_id], users)
+        return deleted
+
     async def recent_user_entries(
         self, user_id: str, *, since: datetime, exclude_session: str | None, limit: int
     ) -> list[MemoryEntry]:

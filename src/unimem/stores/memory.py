@@ -209,6 +209,15 @@ class InMemoryStore:
         session.by_id[entry_id] = new
         return new
 
+    async def delete_entry(self, session_id: str, entry_id: str) -> bool:
+        session = self._sessions.get(session_id)
+        old = session.by_id.pop(entry_id, None) if session else None
+        if session is None or old is None:
+            return False
+        del session.entries[bisect_left(session.entries, _seq(old), key=_seq)]
+        self._summaries.pop(session_id, None)
+        return True
+
     async def recent_user_entries(
         self, user_id: str, *, since: datetime, exclude_session: str | None, limit: int
     ) -> list[MemoryEntry]:

@@ -82,6 +82,17 @@ class LaterLayersMixin:
             )
         return updated
 
+    async def delete_entry(self, session_id: str, entry_id: str) -> bool:
+        """Delete one entry and the session's summary; whether the entry existed."""
+        async with self._conn() as conn, conn.transaction():
+            status = await conn.execute(
+                "DELETE FROM entries WHERE session_id = $1 AND id = $2", session_id, entry_id
+            )
+            if _count(status) == 0:
+                return False
+            await conn.execute("DELETE FROM summaries WHERE session_id = $1", session_id)
+        return True
+
     async def recent_user_entries(
         self, user_id: str, *, since: datetime, exclude_session: str | None, limit: int
     ) -> list[MemoryEntry]:

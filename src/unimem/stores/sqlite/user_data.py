@@ -60,6 +60,17 @@ class SQLiteLayers:
             )
         return new
 
+    async def delete_entry(self, session_id: str, entry_id: str) -> bool:
+        with self._tx() as cur:
+            cur.execute(
+                "DELETE FROM entries WHERE session_id = ? AND id = ?", (session_id, entry_id)
+            )
+            if cur.rowcount == 0:
+                return False
+            cur.execute("DELETE FROM summaries WHERE session_id = ?", (session_id,))
+        self._scrub()
+        return True
+
     async def recent_user_entries(
         self, user_id: str, *, since: datetime, exclude_session: str | None, limit: int
     ) -> list[MemoryEntry]:
