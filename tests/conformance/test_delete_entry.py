@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from unimem import MemoryEntry, SessionNotFoundError, UnifiedMemoryService
+from unimem import MemoryEntry, UnifiedMemoryService
 
 
 async def _three(service: UnifiedMemoryService, sid: str) -> list[MemoryEntry]:

@@ -308,6 +308,8 @@ export interface paths {
         /**
          * Delete one message
          * @description Delete one message from every layer (the session's summary is rebuilt).
+         *     ``deleted`` says whether the caller's session had it; another user's entry
+         *     deletes nothing and reads as one that never existed.
          */
         delete: operations["delete_entry"];
         options?: never;
@@ -579,6 +581,18 @@ export interface components {
             scope: string;
             /** User Id */
             user_id: string;
+        };
+        /**
+         * EntryDeleted
+         * @description Whether the caller's session had the entry (and it is gone now).
+         */
+        EntryDeleted: {
+            /** Deleted */
+            deleted: boolean;
+            /** Entry Id */
+            entry_id: string;
+            /** Session Id */
+            session_id: string;
         };
         /**
          * ErrorBody
@@ -2323,11 +2337,13 @@ export interface operations {
         requestBody?: never;
         responses: {
             /** @description Successful Response */
-            204: {
+            200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["EntryDeleted"];
+                };
             };
             /** @description Missing, malformed or expired token */
             401: {
@@ -2338,12 +2354,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description No such entry in a session of this user */
+            /** @description No such session for this user */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
             };
             /** @description The session is closed */
             409: {
