@@ -103,15 +103,31 @@ def test_delete_asks_then_deletes(tmp_path: Path) -> None:
     assert json.loads(everything.output)["counts"]["entries"] == 1
 
 
-def test_delete_another_users_session_fails_cleanly(tmp_path: Path) -> None:
+def test_delete_another_users_session_deletes_nothing(tmp_path: Path) -> None:
     url = _db(tmp_path)
     _seed(url)
     result = CliRunner().invoke(
         main,
         [*DELETE_BOB_S1, "--database-url", url],
     )
-    # the message, not the exception's class name
-    assert result.exit_code == 1 and result.output == "Error: no session 's1' for this user\n"
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output)["counts"]["entries"] == 0
+    assert "Traceback" not in result.output
+
+
+def test_delete_scope_session_needs_a_session_id(tmp_path: Path) -> None:
+    url = _db(tmp_path)
+    _seed(url)
+    result = CliRunner().invoke(
+        main, ["delete", "--user", "alice", "--scope", "session", "-y", "--database-url", url]
+    )
+    assert result.exit_code == 2 and "--session-id" in result.output
+
+    async def sessions() -> list[str]:
+        async with UnifiedMemoryService.from_url(url) as service:
+            return sorted(s.session_id for s in await service.list_sessions("alice"))
+
+    assert asyncio.run(sessions()) == ["s1", "s2"]
 
 
 def test_sweep_reports_what_it_deleted(tmp_path: Path) -> None:

@@ -147,8 +147,9 @@ async def test_server_errors_are_raised_as_the_same_classes(base: str) -> None:
         MemoryClient(base, token=token("bob")) as bob,
     ):
         await alice.add_entry("a1", {"role": "user", "content": "mine"})
+        assert await bob.get_history("a1") == []  # another user's: as never used
         with pytest.raises(SessionNotFoundError):
-            await bob.get_history("a1")
+            await bob.get_session("a1")
         with pytest.raises(InvalidInputError) as bad:
             await alice.add_entry("a1", {"role": "robot", "content": "x"})
         assert bad.value.field == "role"

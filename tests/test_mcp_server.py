@@ -77,9 +77,13 @@ async def test_errors_come_back_as_tool_errors(service: UnifiedMemoryService) ->
         assert bad.is_error and _payload(bad)["field"] == "role"
         extra = await client.call_tool("get_context", {"session_id": "c", "surprise": 1})
         assert extra.is_error and _payload(extra)["field"] == "surprise"
+        # another user's session reads as one never used
         other = await client.call_tool("get_history", {"session_id": "bobs"})
-        assert other.is_error and _payload(other)["code"] == "session_not_found"
+        never = await client.call_tool("get_history", {"session_id": "never-used"})
+        assert not other.is_error and _payload(other) == _payload(never) == {"messages": []}
         assert "private" not in other.content[0].text
+        scoped = await client.call_tool("delete_memory", {"scope": "session"})
+        assert scoped.is_error and _payload(scoped)["field"] == "session_id"
         unknown = await client.call_tool("rm_rf", {})
         assert unknown.is_error
 

@@ -10,7 +10,6 @@ import pytest
 from unimem import (
     InvalidInputError,
     MemoryEntry,
-    SessionNotFoundError,
     UnifiedMemoryService,
 )
 from unimem.privacy.operations import start_of_day
@@ -42,17 +41,15 @@ def test_start_of_day_is_local_midnight_in_utc():
         start_of_day(now, "Mars/Olympus")
 
 
-async def test_delete_session_scope_removes_live_sessions_only(service: UnifiedMemoryService):
+async def test_session_scope_without_a_session_id_is_refused_and_deletes_nothing(
+    service: UnifiedMemoryService,
+):
     await add(service, "live-1", "a")
     await add(service, "live-2", "b")
-    await add(service, "closed", "c")
-    await service.close_session("closed")
-    await add(service, "theirs", "d", uid="u2")
-    receipt = await service.delete_user_memory("u1", "session")
-    assert receipt.counts["entries"] == 2 and receipt.counts["sessions"] == 2
-    assert receipt.scope == "session" and receipt.user_id == "u1"
-    assert await contents(service) == ["c"]
-    assert await contents(service, "u2") == ["d"]
+    with pytest.raises(InvalidInputError, match="session_id") as info:
+        await service.delete_user_memory("u1", "session")
+    assert info.value.field == "session_id"
+    assert sorted(await contents(service)) == ["a", "b"]
 
 
 async def test_delete_one_given_session(service: UnifiedMemoryService):
@@ -62,8 +59,11 @@ async def test_delete_one_given_session(service: UnifiedMemoryService):
     receipt = await service.delete_user_memory("u1", "session", session_id="s1")
     assert receipt.counts["entries"] == 1
     assert await contents(service) == ["b"]
-    with pytest.raises(SessionNotFoundError):
-        await service.delete_user_memory("u1", "session", session_id="theirs")
+    # another user's session: deleted from as a session never used (nothing, 0s)
+    theirs = await service.delete_user_memory("u1", "session", session_id="theirs")
+    never = await service.delete_user_memory("u1", "session", session_id="never-used")
+    assert theirs.counts == never.counts and theirs.total == 0
+    assert await contents(service, "u2") == ["d"]
     with pytest.raises(InvalidInputError, match="session_id"):
         await service.delete_user_memory("u1", "all", session_id="s2")
     with pytest.raises(InvalidInputError, match="scope"):
@@ -156,7 +156,7 @@ async def test_deletion_clears_the_cache_layer_through_the_hook(service: Unified
     cache = RecordingCache()
     service.cache = cache  # type: ignore[attr-defined]
     await add(service, "s1", "a")
-    receipt = await service.delete_user_memory("u1", "session")
+    receipt = await service.delete_user_memory("u1", "session", session_id="s1")
     assert receipt.counts["cache_keys"] == 3
     [call] = cache.calls
     assert call == {"user_id": "u1", "scope": "session", "since": None, "session_ids": ["s1"]}

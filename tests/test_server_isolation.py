@@ -1,5 +1,6 @@
-"""A session belongs to the user who first wrote to it: another user gets 404
-for everything about it, and nothing of the owner's changes."""
+"""A session belongs to the user who first wrote to it: to another user it is
+a session never used (every read and delete answers exactly as for an unused
+id; a write that would create it is 404), and nothing of the owner's changes."""
 
 from __future__ import annotations
 
@@ -66,7 +67,26 @@ async def _snapshot(client: httpx.AsyncClient) -> tuple[Any, ...]:
     )
 
 
-@pytest.mark.parametrize(("method", "path", "body", "query"), SESSION_CALLS)
+#: Writes that create a session never used: another user's answers 404 instead
+#: (the one way an id's use shows, which is why session ids should be unguessable).
+CREATING = {
+    ("POST", "/v1/sessions/{sid}/entries"),
+    ("POST", "/v1/sessions/{sid}/events"),
+    ("POST", "/v1/sessions/{sid}/mode-switch"),
+    ("POST", "/v1/sessions/{sid}/language-switch"),
+}
+NOT_CREATING = [call for call in SESSION_CALLS if (call[0], call[1]) not in CREATING]
+WRITES = [call for call in SESSION_CALLS if (call[0], call[1]) in CREATING]
+
+
+def _same_shape(body: Any, sid: str) -> Any:
+    """``body`` with the session id and the deletion time (which differ between
+    two calls whatever the session) replaced."""
+    text = re.sub(r'"deleted_at":"[^"]+"', '"deleted_at":"T"', body)
+    return text.replace(sid, "SID")
+
+
+@pytest.mark.parametrize(("method", "path", "body", "query"), WRITES)
 async def test_another_user_gets_404_and_changes_nothing(
     client: httpx.AsyncClient,
     method: str,
@@ -85,29 +105,28 @@ async def test_another_user_gets_404_and_changes_nothing(
     assert await _snapshot(client) == before
 
 
-@pytest.mark.parametrize(("method", "path", "body", "query"), SESSION_CALLS)
-async def test_a_guessed_missing_id_reads_like_another_users(
+@pytest.mark.parametrize(("method", "path", "body", "query"), NOT_CREATING)
+async def test_another_users_session_answers_as_a_never_used_id(
     client: httpx.AsyncClient,
     method: str,
     path: str,
     body: dict[str, Any] | None,
     query: dict[str, Any] | None,
 ) -> None:
-    """Errors for another user's session are indistinguishable from a missing one
-    wherever a missing session is an error."""
-    await _alice_session(client)
-    url = path.format(sid=OWNED, eid="e-none")
-    params = {k: v.format(sid=OWNED) for k, v in (query or {}).items()}
-    theirs = await client.request(method, url, json=body, params=params, headers=auth("bob"))
-    missing_url = path.format(sid="visit-nobody", eid="e-none")
-    params = {k: v.format(sid="visit-nobody") for k, v in (query or {}).items()}
-    missing = await client.request(
-        method, missing_url, json=body, params=params, headers=auth("bob")
-    )
-    if missing.status_code == 404:
-        assert theirs.json()["message"].replace(OWNED, "X") == missing.json()["message"].replace(
-            "visit-nobody", "X"
-        )
+    """Every read and delete route gives another user's session exactly the
+    answer of an id never used (status and body), and changes nothing."""
+    entry_id = await _alice_session(client)
+    before = await _snapshot(client)
+    answers = []
+    for sid in (OWNED, "visit-nobody"):
+        url = path.format(sid=sid, eid=entry_id)
+        params = {k: v.format(sid=sid) for k, v in (query or {}).items()}
+        r = await client.request(method, url, json=body, params=params, headers=auth("bob"))
+        assert r.status_code < 500, r.text
+        answers.append((r.status_code, _same_shape(r.text, sid)))
+    assert answers[0] == answers[1]
+    assert "Take it with food" not in answers[0][1]
+    assert await _snapshot(client) == before
 
 
 def test_every_session_route_is_covered() -> None:

@@ -90,15 +90,25 @@ async def test_bad_frames_get_an_error_and_the_socket_stays_open(base: str) -> N
         assert (await _recv(ws))["type"] == "pong"
 
 
-async def test_another_users_session_closes_with_4404(base: str) -> None:
+async def test_another_users_session_is_served_as_one_never_used(base: str) -> None:
+    """bob's socket on alice's session opens as on an unused id, gets nothing of
+    hers, and is closed 4404 only when he writes there."""
     async with httpx.AsyncClient(base_url=base, headers=auth("alice")) as http:
         await http.post("/v1/sessions/s4/entries", json={"role": "user", "content": "secret"})
-    async with _ws(base, "s4", "bob") as ws:
-        with pytest.raises(ConnectionClosed) as closed:
-            while True:
-                frame = await _recv(ws)
-                assert frame["type"] != "entry"
-        assert closed.value.rcvd is not None and closed.value.rcvd.code == 4404
+        async with _ws(base, "s4", "bob") as theirs, _ws(base, "s4-unused", "bob") as unused:
+            assert await _recv(theirs) == {"type": "ready", "session_id": "s4"}
+            assert await _recv(unused) == {"type": "ready", "session_id": "s4-unused"}
+            await http.post("/v1/sessions/s4/entries", json={"role": "user", "content": "more"})
+            await theirs.send(json.dumps({"type": "ping"}))
+            assert await _recv(theirs) == {"type": "pong"}  # nothing of alice's came first
+            await theirs.send(
+                json.dumps({"type": "entry", "entry": {"role": "user", "content": "bob"}})
+            )
+            with pytest.raises(ConnectionClosed) as closed:
+                while True:
+                    frame = await _recv(theirs)
+                    assert frame["type"] != "entry"
+            assert closed.value.rcvd is not None and closed.value.rcvd.code == 4404
 
 
 @pytest.mark.parametrize("credentials", [None, "garbage"])

@@ -155,9 +155,8 @@ def _is_loopback(host: str) -> bool:
     "--access-log/--no-access-log",
     default=False,
     show_default=True,
-    help="Log a line per request (method, path with the session id, status). Off by "
-    "default: request paths name sessions, and a line per request costs CPU on every "
-    "voice turn.",
+    help="Log a line per request (method, path with ids and tokens masked, status). Off "
+    "by default: a line per request costs CPU on every voice turn.",
 )
 @_fail_cleanly
 def serve(
@@ -178,6 +177,7 @@ def serve(
     import uvicorn
 
     from .server.app import create_app
+    from .server.log_redaction import uvicorn_log_config
 
     settings = _settings(database_url, redis_url)
     if settings.local_mode and not _is_loopback(host):
@@ -245,6 +245,8 @@ def serve(
         port=port,
         workers=workers,
         log_level=log_level,
+        # every line masks tokens and session ids (server/log_redaction.py)
+        log_config=uvicorn_log_config(),
         access_log=access_log,
         proxy_headers=False,
         # a request still running this long after SIGTERM is abandoned, so a
@@ -371,7 +373,7 @@ def export(user: str, database_url: str | None, output: Path | None) -> None:
 @main.command()
 @click.option("--user", required=True, help="User whose memory to delete.")
 @click.option("--scope", required=True, type=click.Choice(["session", "day", "all"]))
-@click.option("--session-id", help="With --scope session: only this session.")
+@click.option("--session-id", help="With --scope session (required there): the session.")
 @click.option("--tz", help="With --scope day: IANA time zone of 'today' (default UTC).")
 @click.option("--database-url", help=_DB_HELP)
 @click.option("--yes", "-y", is_flag=True, help="Do not ask for confirmation.")
@@ -385,7 +387,12 @@ def delete(
     yes: bool,
 ) -> None:
     """Delete a user's memory (one session, today, or everything). Audited."""
-    what = {"session": f"session {session_id}" if session_id else "open sessions"}.get(
+    if scope == "session" and not session_id:
+        raise click.UsageError(
+            "--scope session needs --session-id, the session to delete "
+            "(--scope day deletes today's memory, --scope all everything)"
+        )
+    what = {"session": f"session {session_id}"}.get(
         scope, "today's memory" if scope == "day" else "ALL memory"
     )
     if not yes:

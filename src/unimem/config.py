@@ -53,6 +53,9 @@ class MemoryConfig:
     max_context_messages: int = 200
     max_history_messages: int = 10_000
     max_events: int = 1_000
+    #: How far (seconds) a client's entry ``timestamp`` may be ahead of this
+    #: clock; one further in the future is refused (it would escape retention).
+    max_clock_skew_seconds: int = 300
 
     def __post_init__(self) -> None:
         for name in (
@@ -66,6 +69,10 @@ class MemoryConfig:
         ):
             if getattr(self, name) < 1:
                 raise ConfigurationError(f"{name} must be at least 1, got {getattr(self, name)}")
+        if self.max_clock_skew_seconds < 0:
+            raise ConfigurationError(
+                f"max_clock_skew_seconds must be at least 0, got {self.max_clock_skew_seconds}"
+            )
         if not self.default_user_id:
             raise ConfigurationError("default_user_id must not be empty")
 

@@ -22,11 +22,11 @@ from . import __version__
 from .errors import UnimemError
 from .models import Mode, Role, translate_validation_error
 from .service import UnifiedMemoryService
-from .validation import check_id
+from .validation import ID_PATTERN, check_id
 
 __all__ = ["TOOLS", "build_mcp_server", "serve_stdio"]
 
-_ID = r"^[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}$"
+_ID = ID_PATTERN
 
 
 class _Args(BaseModel):

@@ -8,7 +8,6 @@ pydantic error.
 
 from __future__ import annotations
 
-import json
 import re
 from datetime import UTC, datetime
 from enum import StrEnum
@@ -18,6 +17,7 @@ import pydantic
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
 from .errors import InvalidInputError
+from .validation import json_problem
 
 __all__ = [
     "AuditRecord",
@@ -36,8 +36,8 @@ __all__ = [
     "SwitchTrigger",
 ]
 
-_EVENT_TYPE_RE = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
-_LANGUAGE_RE = re.compile(r"^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$")
+_EVENT_TYPE_RE = re.compile(r"[a-z][a-z0-9_]{0,63}")
+_LANGUAGE_RE = re.compile(r"[a-z]{2,3}(-[A-Za-z0-9]{2,8})*")
 
 
 class Role(StrEnum):
@@ -100,7 +100,8 @@ def translate_validation_error(model: str, exc: pydantic.ValidationError) -> Inv
 class _Model(BaseModel):
     """Base: unknown fields are refused and errors come from unimem's tree."""
 
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    # allow_inf_nan: a float field never takes NaN or an infinity (``1e400``)
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, allow_inf_nan=False)
 
     @model_validator(mode="wrap")
     @classmethod
@@ -135,50 +136,24 @@ def _check_text(value: str, field: str) -> str:
 
 
 def _check_json(value: Any, field: str, info: ValidationInfo) -> Any:
-    """``value`` if it can be stored as JSON text: JSON types only, no NaN, and
-    valid Unicode (JSON can carry an escaped lone surrogate, ``"\\ud800"``,
-    which no UTF-8 text can hold), in keys as in values."""
+    """``value`` if it can be stored as free-form JSON (the rules of
+    :func:`unimem.validation.json_problem`: depth, size, JSON types, 64-bit
+    integers, valid Unicode in keys as in values, finite numbers). JSON read
+    back from a store may hold ``null`` where a non-finite number was, never
+    the number: NaN is let through in JSON mode only."""
     if not value:
         return value
-    try:
-        text = json.dumps(value, allow_nan=info.mode == "json", ensure_ascii=False)
-        text.encode("utf-8")
-    except UnicodeEncodeError as exc:
-        raise ValueError(
-            f"{field} is not valid Unicode (a lone surrogate, {exc.object[exc.start]!r}); "
-            "send text as UTF-8"
-        ) from None
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"{field} must be JSON-serializable: {exc}") from None
-    if _LONG_DIGITS.search(text) is not None and _has_wide_int(value):
-        raise ValueError(
-            f"{field} holds an integer beyond 64 bits, which would read back rounded; "
-            f"keep integers within {_INT_MIN}..{_INT_MAX} or send the number as a string"
-        )
+    problem = json_problem(value, field, finite=info.mode != "json")
+    if problem is not None:
+        raise ValueError(problem)
     return value
-
-
-#: The integers every store reads back exactly (orjson's range: int64 and uint64).
-_INT_MIN, _INT_MAX = -(2**63), 2**64 - 1
-_LONG_DIGITS = re.compile(r"[0-9]{19}")
-
-
-def _has_wide_int(value: Any) -> bool:
-    """Whether ``value`` (JSON types) holds an integer outside ``_INT_MIN..._INT_MAX``."""
-    if type(value) is int:
-        return not _INT_MIN <= value <= _INT_MAX
-    if isinstance(value, dict):
-        return any(_has_wide_int(item) for item in value.values())
-    if isinstance(value, list | tuple):
-        return any(_has_wide_int(item) for item in value)
-    return False
 
 
 def _check_language(value: str | None) -> str | None:
     if value is None or value == "":
         return None
     value = value.strip()
-    if not _LANGUAGE_RE.match(value):
+    if not _LANGUAGE_RE.fullmatch(value):
         raise ValueError("language must be an ISO 639 code such as 'en', 'ar' or 'pt-BR'")
     head, _, tail = value.partition("-")
     return head.lower() + (f"-{tail}" if tail else "")
@@ -275,7 +250,7 @@ class MemoryEvent(_Model):
     def _event_type(cls, value: Any) -> Any:
         if isinstance(value, EventType):
             return value.value
-        if isinstance(value, str) and not _EVENT_TYPE_RE.match(value):
+        if isinstance(value, str) and not _EVENT_TYPE_RE.fullmatch(value):
             raise ValueError(
                 "event_type must be snake_case (a-z, 0-9, _; at most 64 characters), "
                 f"e.g. one of {', '.join(e.value for e in EventType)}"

@@ -31,6 +31,7 @@ __all__ = [
     "SessionReads",
     "check_owner",
     "collect_rag",
+    "visible",
 ]
 
 #: How many language and mode events a context carries.
@@ -53,6 +54,20 @@ def collect_rag(entries: list[MemoryEntry]) -> RagContext:
                 seen.add(key)
                 sources.append(source)
     return RagContext(passages=list(passages), sources=sources)
+
+
+def visible(state: SessionInfo | None, user_id: str | None) -> bool:
+    """Whether the session exists for ``user_id`` (any user when ``None``).
+    Reads of a session that is not answer as for a session never used."""
+    return state is not None and (user_id is None or state.user_id == user_id)
+
+
+def _unused() -> ContextSnapshot:
+    """The snapshot of a session never used (and of another user's, so the two
+    cannot be told apart)."""
+    return ContextSnapshot(
+        session=None, entries=[], language_events=[], mode_events=[], settings=None
+    )
 
 
 def check_owner(state: SessionInfo | None, session_id: str, user_id: str | None) -> None:
@@ -88,7 +103,7 @@ class SessionReads:
         """The last ``max_messages`` messages (oldest first) with the session's mode,
         language, recent switches, RAG context, settings and metadata.
 
-        An unknown session gives an empty context.
+        An unknown session, or another user's, gives an empty context.
         """
         check_id(session_id, "session_id")
         check_range(max_messages, "max_messages", 1, self.config.max_context_messages)
@@ -96,6 +111,8 @@ class SessionReads:
         snap = await store.load_context(
             session_id, max_messages=max_messages, event_limit=CONTEXT_EVENT_LIMIT
         )
+        if snap.session is not None and not visible(snap.session, user_id):
+            snap = _unused()
         return await self._context(store, snap, session_id, max_messages, include_rag, user_id)
 
     async def _context(
@@ -179,8 +196,7 @@ class SessionReads:
         state, entries = await (await self._store()).load_history(
             session_id, limit=max_messages, before_seq=before_seq
         )
-        check_owner(state, session_id, user_id)
-        return entries
+        return entries if visible(state, user_id) else []
 
     async def get_events(
         self,
@@ -196,14 +212,17 @@ class SessionReads:
         kind = None
         if event_type is not None:
             kind = MemoryEvent(event_type=event_type).event_type
-        await self._owned_session(session_id, user_id)
-        return await (await self._store()).get_events(session_id, event_type=kind, limit=limit)
+        store = await self._store()
+        if user_id is not None and not visible(await store.get_session(session_id), user_id):
+            return []
+        return await store.get_events(session_id, event_type=kind, limit=limit)
 
     async def get_session(self, session_id: str, *, user_id: str | None = None) -> SessionInfo:
-        """The session's metadata. Raises ``SessionNotFoundError`` if unknown."""
+        """The session's metadata. Raises ``SessionNotFoundError`` if unknown
+        (or another user's: the same error, word for word)."""
         check_id(session_id, "session_id")
-        state = await self._owned_session(session_id, user_id)
-        if state is None:
+        state = await (await self._store()).get_session(session_id)
+        if state is None or not visible(state, user_id):
             raise SessionNotFoundError(f"no session {session_id!r} for this user")
         return state
 

@@ -40,11 +40,11 @@ from .privacy.operations import (
 from .privacy.pipeline import PrivacyPipeline
 from .privacy.service_ops import POLICY_ACTOR, PrivacyOperations
 from .privacy.write_settings import WriteSettings
-from .reads import SessionReads, check_owner
+from .reads import SessionReads, check_owner, visible
 from .stores import DurableStore, InMemoryStore, durable_store_from_url
 from .stores.contracts import SessionTtlStore, SettingsChanged, TokensChanged
 from .stores.layered import layered_store_from_urls
-from .validation import check_content_size, check_id
+from .validation import check_content, check_content_size, check_id, check_not_future
 
 __all__ = ["UnifiedMemoryService"]
 
@@ -198,6 +198,11 @@ class UnifiedMemoryService(SessionReads, PrivacyOperations, ContextOperations):
                 raise InvalidInputError("entry must be a MemoryEntry or a dict", field="entry")
             entry = MemoryEntry.model_validate(dict(entry))
         check_content_size(entry.content, self.config.max_content_bytes)
+        check_content(entry.content)
+        now = utcnow()
+        check_not_future(
+            entry.timestamp, "timestamp", now=now, skew_seconds=self.config.max_clock_skew_seconds
+        )
         if entry.session_id and entry.session_id != session_id:
             raise InvalidInputError(
                 f"entry.session_id {entry.session_id!r} does not match session_id {session_id!r}",
@@ -216,7 +221,7 @@ class UnifiedMemoryService(SessionReads, PrivacyOperations, ContextOperations):
                 "id": entry_id,
                 "session_id": session_id,
                 "user_id": owner,
-                "timestamp": entry.timestamp or utcnow(),
+                "timestamp": entry.timestamp or now,
                 "seq": None,
                 "detected_language": entry.detected_language,
             }
@@ -411,10 +416,11 @@ class UnifiedMemoryService(SessionReads, PrivacyOperations, ContextOperations):
     async def extend_ttl(self, session_id: str, *, user_id: str | None = None) -> bool:
         """Keep a session's cached layers alive for another idle period.
 
-        Returns whether the session exists. Embedded stores have no expiry.
+        Returns whether the session exists (``False`` for another user's).
+        Embedded stores have no expiry.
         """
         check_id(session_id, "session_id")
-        exists = await self._owned_session(session_id, user_id) is not None
+        exists = visible(await (await self._store()).get_session(session_id), user_id)
         if exists and isinstance(self.store, SessionTtlStore):  # a store with a session cache
             await self.store.extend_ttl(session_id)
         return exists

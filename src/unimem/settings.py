@@ -18,6 +18,7 @@ Environment variables (an empty value counts as unset):
 ``UNIMEM_HOT_WINDOW``           messages kept hot per session (50)
 ``UNIMEM_SESSION_TTL``          idle seconds before a cached session expires (86400)
 ``UNIMEM_SHORT_TERM_TTL``       seconds the short-term layer keeps entries (86400)
+``UNIMEM_MAX_CLOCK_SKEW``       seconds an entry's ``timestamp`` may be ahead of the clock (300)
 ``UNIMEM_JWT_SECRET``           HS256 secret for bearer tokens (at least 32 bytes);
                                 unset means local mode: loopback only, user ``local``
 ``UNIMEM_RATE_LIMIT``           per-user limit such as ``600/minute``; ``off`` disables
@@ -81,6 +82,7 @@ ENVIRONMENT: tuple[tuple[str, str, str], ...] = (
     ("UNIMEM_HOT_WINDOW", "store", "hot_window"),
     ("UNIMEM_SESSION_TTL", "store", "session_ttl"),
     ("UNIMEM_SHORT_TERM_TTL", "store", "short_term_ttl"),
+    ("UNIMEM_MAX_CLOCK_SKEW", "store", "max_clock_skew"),
     ("UNIMEM_JWT_SECRET", "auth", "jwt_secret"),
     ("UNIMEM_RATE_LIMIT", "server", "rate_limit"),
     ("UNIMEM_MAX_BODY_BYTES", "server", "max_body_bytes"),
@@ -152,6 +154,8 @@ class StoreSettings(_Section):
     hot_window: int = Field(50, ge=1)
     session_ttl: int = Field(24 * 3600, ge=1)
     short_term_ttl: int = Field(24 * 3600, ge=1)
+    #: Seconds an entry's timestamp may be ahead of the server's clock.
+    max_clock_skew: int = Field(300, ge=0)
     #: The user of calls that name none (and of local mode).
     default_user_id: str = DEFAULT_USER_ID
     max_context_messages: int = Field(200, ge=1)
@@ -174,6 +178,7 @@ class StoreSettings(_Section):
             max_context_messages=self.max_context_messages,
             max_history_messages=self.max_history_messages,
             max_events=self.max_events,
+            max_clock_skew_seconds=self.max_clock_skew,
         )
 
 

@@ -60,6 +60,7 @@ _LANGUAGE_NAMES = {
 _PASSAGE_TEXT_KEYS = ("content", "text", "passage", "page_content", "chunk")
 _PASSAGE_SOURCE_KEYS = ("source", "title", "url", "document", "doc_id", "id")
 _INTERRUPTED = " [interrupted: the user heard only this much]"
+_INTERRUPTED_UNHEARD = "[interrupted: the user heard nothing of this answer]"
 
 
 class LLMContext(list[dict[str, Any]]):
@@ -122,7 +123,7 @@ def entry_message(entry: MemoryEntry, previous_user_mode: Mode | None) -> dict[s
     answer, and a marker where the user switched between speaking and typing."""
     content = entry.content
     if entry.role is Role.ASSISTANT and entry.metadata.get("interrupted"):
-        content += _INTERRUPTED
+        content = content + _INTERRUPTED if content else _INTERRUPTED_UNHEARD
     if (
         entry.role is Role.USER
         and previous_user_mode is not None

@@ -97,8 +97,15 @@ class _Loaded:
     summary: Summary | None
 
 
-async def _load(store: DurableStore, session_id: str, user_id: str, window: int) -> _Loaded:
-    snapshot = await store.load_context(session_id, max_messages=window, event_limit=5)
+async def _load(
+    store: DurableStore, session_id: str, user_id: str, window: int, *, unused: bool = False
+) -> _Loaded:
+    if unused:
+        snapshot = ContextSnapshot(
+            session=None, entries=[], language_events=[], mode_events=[], settings=None
+        )
+    else:
+        snapshot = await store.load_context(session_id, max_messages=window, event_limit=5)
     owner = snapshot.session.user_id if snapshot.session else user_id
     facts = await store.list_facts(owner)
     if snapshot.settings is not None and not snapshot.settings.cross_session:
@@ -209,14 +216,19 @@ async def build_session_context(
     budget_ms: float | None,
     summarizer: Summarizer,
     window: int,
+    unused: bool = False,
 ) -> LLMContext:
-    """The LLM context of a session (see the module doc). Arguments are validated by the caller."""
+    """The LLM context of a session (see the module doc). Arguments are validated by the caller.
+
+    ``unused``: build it as for a session never used, whatever is stored
+    under its id (the caller's reading of another user's session).
+    """
     deadline = Deadline(budget_ms)
     degradations: list[str] = []
     loaded: _Loaded | None = None
     try:
         async with asyncio.timeout(deadline.remaining_s()):
-            loaded = await _load(store, session_id, user_id, window)
+            loaded = await _load(store, session_id, user_id, window, unused=unused)
     except TimeoutError:
         degradations.append(DEGRADATION_MEMORY_TIMEOUT)
 

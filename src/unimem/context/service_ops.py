@@ -6,6 +6,7 @@ arguments here and hand the work to the rest of :mod:`unimem.context`.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -14,7 +15,7 @@ from ..errors import InvalidInputError, SessionNotFoundError
 from ..models import EventType, Fact, MemoryEntry, MemoryEvent, MemorySettings, SessionInfo
 from ..privacy.pipeline import PrivacyPipeline
 from ..stores import DurableStore
-from ..validation import check_content_size, check_id, check_range
+from ..validation import check_content_size, check_depth, check_id, check_range
 from . import operations as context_ops
 from .builder import LLMContext
 from .extractive import ExtractiveSummarizer
@@ -88,7 +89,8 @@ class ContextOperations:
         Raises:
             InvalidInputError: bad ``max_tokens`` (1..1,000,000), ``budget_ms``,
                 ``model`` or ``rag_results``.
-            SessionNotFoundError: the session belongs to another user.
+
+        Another user's session is built as a session never used.
         """
         check_id(session_id, "session_id")
         if not isinstance(current_query, str):
@@ -98,16 +100,24 @@ class ContextOperations:
         if not isinstance(model, str) or not model.strip():
             raise InvalidInputError("model must be a model name such as 'gpt-4o'", field="model")
         if budget_ms is not None and (
-            isinstance(budget_ms, bool) or not isinstance(budget_ms, int | float) or budget_ms < 0
+            isinstance(budget_ms, bool)
+            or not isinstance(budget_ms, int | float)
+            or not math.isfinite(budget_ms)
+            or budget_ms < 0
         ):
             raise InvalidInputError(
-                "budget_ms must be a number of milliseconds >= 0", field="budget_ms"
+                "budget_ms must be a finite number of milliseconds >= 0", field="budget_ms"
             )
-        if rag_results is not None and (
-            isinstance(rag_results, str | bytes) or not isinstance(rag_results, Sequence)
-        ):
-            raise InvalidInputError("rag_results must be a list", field="rag_results")
-        state = await self._owned_session(session_id, user_id)
+        if rag_results is not None:
+            if isinstance(rag_results, str | bytes) or not isinstance(rag_results, Sequence):
+                raise InvalidInputError("rag_results must be a list", field="rag_results")
+            check_depth(list(rag_results), "rag_results")
+        state = await (await self._store()).get_session(session_id)
+        # another user's session is built as one never used: nothing of theirs,
+        # not even the numbering of its PHI tokens
+        foreign = state is not None and user_id is not None and state.user_id != user_id
+        if foreign:
+            state = None
         if self.summarizer is None:
             self.summarizer = ExtractiveSummarizer()
         store = await self._store()
@@ -115,12 +125,13 @@ class ContextOperations:
         # under the session's tokens (so the stored query turn still matches).
         settings = await self._settings_of(state.user_id if state else self._user(user_id))
         language = state.current_language if state else None
+        tokens_of = None if foreign else session_id
         current_query = await self.privacy.redact_value(
-            current_query, settings, store, session_id, language
+            current_query, settings, store, tokens_of, language
         )
         if rag_results is not None:
             rag_results = await self.privacy.redact_value(
-                list(rag_results), settings, store, session_id, language
+                list(rag_results), settings, store, tokens_of, language
             )
         return await build_session_context(
             store,
@@ -133,6 +144,7 @@ class ContextOperations:
             budget_ms=budget_ms,
             summarizer=self.summarizer,
             window=self.config.max_context_messages,
+            unused=foreign,
         )
 
     async def pin_entry(
@@ -197,8 +209,10 @@ class ContextOperations:
         """Record that the user cut a voice answer off after hearing ``spoken_text``.
 
         The entry's content becomes ``spoken_text`` (so the next context holds
-        what was heard); the full answer stays in ``metadata["generated_text"]``
-        with ``metadata["interrupted"] = True``. Records an ``interruption`` event.
+        what was heard; empty, or only whitespace, when the user heard nothing:
+        the only entry whose content may be empty); the full answer stays in
+        ``metadata["generated_text"]`` with ``metadata["interrupted"] = True``.
+        Records an ``interruption`` event.
 
         Raises:
             SessionNotFoundError: unknown session, or another user's.
@@ -210,6 +224,10 @@ class ContextOperations:
             raise InvalidInputError("spoken_text must be a string", field="spoken_text")
         check_content_size(spoken_text, self.config.max_content_bytes)
         MemoryEntry(role="assistant", content=spoken_text)  # same text rules as any content
+        if not spoken_text.strip():
+            # cut off before the first word: the one empty content there is (the
+            # context says nothing was heard; the answer stays in metadata)
+            spoken_text = ""
         state = await self._owned_session(session_id, user_id)
         if state is None:
             raise SessionNotFoundError(f"no session {session_id!r} for this user")

@@ -39,7 +39,7 @@ _NONCE = 12
 
 def generate_key(kid: str) -> str:
     """A new ``kid:base64key`` entry (32 random bytes) for ``UNIMEM_ENCRYPTION_KEYS``."""
-    if not _KID_RE.match(kid):
+    if not _KID_RE.fullmatch(kid):
         raise ConfigurationError("a key id is 1-32 characters of letters, digits, '.', '_', '-'")
     return f"{kid}:{base64.b64encode(os.urandom(32)).decode()}"
 
@@ -57,7 +57,7 @@ class Keyring:
             raise ConfigurationError(f"{ENV_VAR} names no key; use kid:base64key[,kid:key...]")
         self._ciphers: dict[str, AESGCM] = {}
         for kid, key in keys:
-            if not _KID_RE.match(kid):
+            if not _KID_RE.fullmatch(kid):
                 raise ConfigurationError(
                     f"{ENV_VAR}: key id {kid!r} must be 1-32 letters, digits, '.', '_' or '-'"
                 )

@@ -13,7 +13,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from ..errors import InvalidInputError
 from ..ids import new_id
-from ..models import AuditRecord, SessionInfo
+from ..models import AuditRecord
 from ..stores.contracts import DeleteScope, DurableStore
 
 __all__ = [
@@ -22,7 +22,6 @@ __all__ = [
     "all_session_ids",
     "audit_record",
     "check_scope",
-    "live_session_ids",
     "start_of_day",
 ]
 
@@ -64,18 +63,6 @@ def start_of_day(now: datetime, tz: str | None = None) -> datetime:
     local = now.astimezone(zone)
     midnight = datetime.combine(local.date(), time(0), tzinfo=zone)
     return midnight.astimezone(UTC)
-
-
-async def live_session_ids(store: DurableStore, user_id: str) -> list[str]:
-    """Ids of the user's sessions that are not closed."""
-    found: list[str] = []
-    offset = 0
-    while True:
-        page: list[SessionInfo] = await store.list_sessions(user_id, limit=_PAGE, offset=offset)
-        found.extend(s.session_id for s in page if s.closed_at is None)
-        if len(page) < _PAGE:
-            return found
-        offset += _PAGE
 
 
 async def all_session_ids(store: DurableStore, user_id: str) -> list[str]:

@@ -412,17 +412,21 @@ class PrivacyPipeline:
         value: Any,
         settings: MemorySettings,
         store: DurableStore,
-        session_id: str,
+        session_id: str | None,
         language: str | None = None,
     ) -> Any:
         """``value`` (a string, or lists and dicts of them) with the PHI in every
-        string redacted under the session's tokens, when the user's ``anonymize_phi``
-        is on: what a turn sends the LLM (the query, retrieved passages). New
-        tokens are not recorded: the value is not stored."""
+        string redacted under the session's tokens (fresh ones without
+        ``session_id``), when the user's ``anonymize_phi`` is on: what a turn
+        sends the LLM (the query, retrieved passages). New tokens are not
+        recorded: the value is not stored."""
         detect = self.detector() if settings.anonymize_phi else None
         if detect is None or not self._scan(value, detect, language):
             return value
-        tokens = await self.session_tokens(store, session_id)
+        if session_id is None:
+            tokens = SessionTokens(self.token_key, "")
+        else:
+            tokens = await self.session_tokens(store, session_id)
         return self._redact_json(value, detect, language, tokens, PhiTally(), "value")
 
     async def redact_text(

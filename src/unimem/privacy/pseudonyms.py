@@ -42,7 +42,7 @@ class SessionTokens:
         tokens = {str(h): str(t) for h, t in (known or {}).items()}
         counters: dict[str, int] = {}
         for token in tokens.values():
-            match = _TOKEN_RE.match(token)
+            match = _TOKEN_RE.fullmatch(token)
             if match is not None:
                 kind, number = match.group(1), int(match.group(2))
                 counters[kind] = max(counters.get(kind, 0), number)
@@ -59,7 +59,7 @@ class SessionTokens:
             tokens = data.get("tokens")
             if isinstance(tokens, Mapping):
                 for digest, token in tokens.items():
-                    if isinstance(token, str) and _TOKEN_RE.match(token):
+                    if isinstance(token, str) and _TOKEN_RE.fullmatch(token):
                         known.setdefault(str(digest), token)
         return cls(key, session_id, known)
 

@@ -30,7 +30,6 @@ from .operations import (
     all_session_ids,
     audit_record,
     check_scope,
-    live_session_ids,
     start_of_day,
 )
 from .pipeline import EntryWrite, PhiTally, PrivacyPipeline
@@ -163,8 +162,8 @@ class PrivacyOperations:
     ) -> DeletionReceipt:
         """Delete a user's memory and return what was removed, counted per layer.
 
-        ``scope``: ``session`` deletes the user's live (not closed) sessions, or
-        only ``session_id`` when given; ``day`` deletes everything written since
+        ``scope``: ``session`` deletes the session ``session_id`` (required);
+        ``day`` deletes everything written since
         today's midnight in ``tz`` (an IANA name; UTC by default); ``all``
         deletes every layer (entries, events, sessions, summaries, facts, the
         session cache) and keeps the settings and the audit log.
@@ -179,9 +178,11 @@ class PrivacyOperations:
         of each deleted session receive a ``memory_deleted`` event (not stored).
 
         Raises:
-            InvalidInputError: bad scope, time zone, or ``session_id`` with
-                another scope than ``session``.
-            SessionNotFoundError: ``session_id`` belongs to another user.
+            InvalidInputError: bad scope, time zone, ``session_id`` missing with
+                scope ``session`` or given with another scope.
+
+        A ``session_id`` of another user's session deletes nothing and answers
+        as one never used does (all counts 0).
         """
         user = self._user(user_id)
         kind = check_scope(scope)
@@ -189,14 +190,20 @@ class PrivacyOperations:
             raise InvalidInputError(
                 "session_id applies to scope 'session' only", field="session_id"
             )
+        if kind == "session" and session_id is None:
+            raise InvalidInputError(
+                "scope 'session' needs session_id, the session to delete "
+                "(scope 'day' deletes today's memory, 'all' everything)",
+                field="session_id",
+            )
         store = await self._store()
+        ids: list[str]
         if kind == "session":
-            if session_id is not None:
-                check_id(session_id, "session_id")
-                await self._owned_session(session_id, user)
-                ids = [session_id]
-            else:
-                ids = await live_session_ids(store, user)
+            sid = check_id(session_id, "session_id")
+            state = await store.get_session(sid)
+            # another user's session is deleted from as a session never used:
+            # nothing of the caller's is in it (the counts say 0)
+            ids = [sid] if state is None or state.user_id == user else []
         else:
             ids = await all_session_ids(store, user)
         now = utcnow()

@@ -28,6 +28,7 @@ from ..errors import (
     StoreUnavailableError,
     UnimemError,
 )
+from .log_redaction import redact
 
 __all__ = [
     "ERROR_RESPONSES",
@@ -114,9 +115,10 @@ def error_response(exc: UnimemError) -> JSONResponse:
 
 def unimem_error_response(exc: UnimemError, path: str) -> JSONResponse:
     """What the app answers when a handler raises an error of the tree on ``path``:
-    its JSON response, and a log line (type and path, never the message) for 5xx."""
+    its JSON response, and a log line (type and path with its ids masked, never
+    the message) for 5xx."""
     if status_for(exc) >= 500:
-        log.error("request failed: %s %s", type(exc).__name__, path)
+        log.error("request failed: %s %s", type(exc).__name__, redact(path))
     return error_response(exc)
 
 
@@ -168,7 +170,7 @@ def install_error_handlers(app: FastAPI) -> None:
 
     async def on_unexpected(request: Request, exc: Exception) -> Response:
         # The type only: an exception message may quote content.
-        log.error("unexpected %s on %s", type(exc).__name__, request.url.path)
+        log.error("unexpected %s on %s", type(exc).__name__, redact(request.url.path))
         return JSONResponse(
             {"code": "internal_error", "message": "internal error; see the server log"},
             status_code=500,

@@ -13,8 +13,17 @@ Protocol (JSON text frames)::
     server → {"type": "error", "request_id": ..., "error": {code, message, field}}
     client → {"type": "ping"}  server → {"type": "pong"}
 
-Authentication is ``?token=`` or the ``Authorization`` header. Errors that end
-the connection close it with ``4000 + HTTP status`` (4401, 4404, 4429).
+Authentication, in order of preference: the subprotocols
+``["unimem.v1", "bearer.<token>"]`` (``Sec-WebSocket-Protocol``, which a
+browser's ``new WebSocket(url, protocols)`` sets; the server answers
+``unimem.v1`` and never echoes the token), the ``Authorization`` header, or
+``?token=`` (kept for older clients; masked in every log line, see
+:mod:`unimem.server.log_redaction`). Errors that end the connection close it
+with ``4000 + HTTP status`` (4401, 4429, 4422 for a bad session id).
+
+Another user's session is served as a session never used: the client gets
+``ready`` and then only what it (its user) stores there, so the socket does
+not tell whether the id is taken.
 """
 
 from __future__ import annotations
@@ -36,13 +45,17 @@ from .auth import Authenticator, RateLimiter
 from .errors import ws_close_code
 from .metrics import Metrics
 
-__all__ = ["router"]
+__all__ = ["BEARER_PREFIX", "SUBPROTOCOL", "router"]
 
 log = logging.getLogger("unimem.server")
 router = APIRouter()
 
 #: Close code for a client too slow to keep up (RFC 6455 "try again later").
 SLOW_CONSUMER = 1013
+#: The subprotocol the server speaks (echoed when the client offers it).
+SUBPROTOCOL = "unimem.v1"
+#: A subprotocol carrying the bearer token: ``bearer.<token>``.
+BEARER_PREFIX = "bearer."
 
 
 def _frame(kind: str, item: Any) -> str:
@@ -66,16 +79,15 @@ async def live(ws: WebSocket, session_id: str) -> None:
     auth: Authenticator = state.auth
     limiter: RateLimiter = state.limiter
     metrics: Metrics = state.metrics
-    await ws.accept()
+    offered: list[str] = list(ws.scope.get("subprotocols") or [])
+    await ws.accept(subprotocol=SUBPROTOCOL if SUBPROTOCOL in offered else None)
     try:
-        token = ws.query_params.get("token")
-        header = ws.headers.get("authorization")
-        user = auth.user_from_token(token) if token else auth.user_from_header(header)
+        user = _user(auth, ws, offered)
         limiter.check(user)
         check_id(session_id, "session_id")
         async with service.live.subscribe(session_id) as queue:
             # Subscribed first, then checked: nothing stored in between is missed.
-            await service.extend_ttl(session_id, user_id=user)
+            await service.extend_ttl(session_id, user_id=user)  # another user's: as unused
             metrics.live_clients.inc()
             try:
                 ready = {"type": "ready", "session_id": session_id}
@@ -88,6 +100,19 @@ async def live(ws: WebSocket, session_id: str) -> None:
             await _close(ws, exc)
     except WebSocketDisconnect:
         pass
+
+
+def _user(auth: Authenticator, ws: WebSocket, offered: list[str]) -> str:
+    """The caller: by a ``bearer.<token>`` subprotocol, else the
+    ``Authorization`` header, else ``?token=``."""
+    for protocol in offered:
+        if protocol.startswith(BEARER_PREFIX):
+            return auth.user_from_token(protocol.removeprefix(BEARER_PREFIX))
+    header = ws.headers.get("authorization")
+    token = ws.query_params.get("token")
+    if token and not header:
+        return auth.user_from_token(token)
+    return auth.user_from_header(header)
 
 
 async def _serve(

@@ -37,6 +37,7 @@ from ..service import UnifiedMemoryService
 from .deps import MetricsDep, ServiceDep, SettingsDep, UserDep
 from .errors import ERROR_RESPONSES, ErrorBody
 from .metrics import Metrics
+from .schemas import RagResults
 from .sessions import SessionId
 
 __all__ = ["ReplyIn", "ServerConfig", "router"]
@@ -48,12 +49,10 @@ router = APIRouter(prefix="/v1", tags=["assistant"], responses=ERROR_RESPONSES)
 class ReplyIn(BaseModel):
     """What to answer: by default the session's last stored user message."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
     current_query: str | None = Field(default=None, max_length=65536)
-    rag_results: list[str | dict[str, Any]] | None = Field(
-        default=None, description="passages: strings, or objects with content/text and source"
-    )
+    rag_results: RagResults = None
     max_tokens: int = Field(default=4000, ge=1, le=1_000_000, description="context token limit")
     budget_ms: float | None = Field(default=None, ge=0, le=60_000)
 
@@ -131,7 +130,7 @@ async def reply(
         first = await anext(pieces, None)
     except LLMError as exc:
         await pieces.aclose()
-        log.warning("reply %s: LLM failed before streaming (%s)", session_id, exc.message)
+        log.warning("reply: LLM failed before streaming (%s)", exc.message)
         return JSONResponse(exc.to_dict(), status_code=504 if exc.timeout else 502)
     if first is None:
         return JSONResponse(
@@ -275,9 +274,7 @@ class _ReplyStream(Response):
             try:
                 piece = step.result()
             except LLMError as exc:
-                log.warning(
-                    "reply %s: LLM failed mid-stream (%s)", self.turn.session_id, exc.message
-                )
+                log.warning("reply: LLM failed mid-stream (%s)", exc.message)
                 await send(_body(_sse("error", exc.to_dict())))
                 return "error"
         return "done"
@@ -289,14 +286,12 @@ class _ReplyStream(Response):
             try:
                 stored = await self.turn.store(text, latency, interrupted=outcome != "done")
             except UnimemError as exc:
-                log.warning("reply %s: not stored (%s)", self.turn.session_id, exc.code)
+                log.warning("reply: not stored (%s)", exc.code)
                 if outcome == "done":
                     outcome = "error"
                     with contextlib.suppress(OSError):
                         await send(_body(_sse("error", exc.to_dict())))
-        log.info(
-            "reply %s: %s, %d chars in %.0f ms", self.turn.session_id, outcome, len(text), latency
-        )
+        log.info("reply: %s, %d chars in %.0f ms", outcome, len(text), latency)
         if outcome == "done" and stored is not None:
             with contextlib.suppress(OSError):
                 await send(_body(_sse("done", stored)))

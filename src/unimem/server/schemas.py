@@ -6,11 +6,12 @@ own models (:mod:`unimem.models`), so the client and the service share them.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from ..models import EventType, Mode, SessionInfo, SwitchTrigger
+from ..validation import json_problem
 
 __all__ = [
     "EventIn",
@@ -21,13 +22,30 @@ __all__ = [
     "LlmContextIn",
     "LlmContextOut",
     "ModeSwitchIn",
+    "RagResults",
     "SessionPage",
     "Status",
 ]
 
 
+def _free_json(value: list[str | dict[str, Any]] | None) -> list[str | dict[str, Any]] | None:
+    problem = json_problem(value, "rag_results") if value else None
+    if problem is not None:
+        raise ValueError(problem)
+    return value
+
+
+#: Retrieved passages: strings, or objects with content/text and source
+#: (free-form JSON, under the limits of :mod:`unimem.validation`).
+RagResults = Annotated[
+    list[str | dict[str, Any]] | None,
+    AfterValidator(_free_json),
+    Field(description="passages: strings, or objects with content/text and source"),
+]
+
+
 class _Body(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
 
 class EventIn(_Body):
@@ -87,9 +105,7 @@ class LlmContextIn(_Body):
     """What to build an LLM prompt context for."""
 
     current_query: str = Field(max_length=65536)
-    rag_results: list[str | dict[str, Any]] | None = Field(
-        default=None, description="passages: strings, or objects with content/text and source"
-    )
+    rag_results: RagResults = None
     max_tokens: int = Field(default=4000, ge=1, le=1_000_000)
     model: str = Field(default="gpt-4o", max_length=100)
     budget_ms: float | None = Field(default=None, ge=0, le=60_000)

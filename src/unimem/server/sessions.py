@@ -19,6 +19,7 @@ from ..models import (
     SessionInfo,
     SwitchTrigger,
 )
+from ..validation import ID_PATTERN
 from .deps import MetricsDep, ServiceDep, UserDep
 from .errors import ERROR_RESPONSES
 from .responses import ModelResponse
@@ -35,7 +36,6 @@ from .schemas import (
 
 __all__ = ["ID_PATTERN", "SessionId", "router"]
 
-ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}$"
 _LIMITS = MemoryConfig()
 
 SessionId = Annotated[

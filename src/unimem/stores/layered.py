@@ -35,6 +35,7 @@ from ..models import (
     Summary,
     utcnow,
 )
+from ..validation import is_valid_id
 from .contracts import (
     AppendResult,
     ContextSnapshot,
@@ -361,6 +362,10 @@ class LayeredStore:
         everything = await self.durable.recent_user_entries(
             user_id, since=since, exclude_session=None, limit=self.cache.short_term_cap
         )
+        # an entry stored before ids were matched whole (a trailing newline) is
+        # left out: the warm-up script splits members at the space, and one
+        # such member would fail every context read of the user
+        everything = [e for e in everything if is_valid_id(e.session_id) and is_valid_id(e.id)]
         await self.cache.warm_user(user_id, everything)
         return [e for e in everything if e.session_id != session_id][-limit:]
 

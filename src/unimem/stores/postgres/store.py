@@ -271,7 +271,7 @@ class PostgresStore(LaterLayersMixin):
         timeout: float = 10.0,
         state_cache_size: int = 10_000,
     ) -> None:
-        if schema is not None and not _SCHEMA_RE.match(schema):
+        if schema is not None and not _SCHEMA_RE.fullmatch(schema):
             raise ConfigurationError(
                 f"schema must be a plain identifier (letters, digits, _), got {schema!r}"
             )
