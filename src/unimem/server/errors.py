@@ -28,6 +28,7 @@ from ..errors import (
     StoreUnavailableError,
     UnimemError,
 )
+from ..validation import MAX_JSON_DEPTH
 from .log_redaction import redact
 
 __all__ = [
@@ -158,10 +159,17 @@ def install_error_handlers(app: FastAPI) -> None:
 
     async def on_http(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, HTTPException)
+        if exc.status_code == 400:  # FastAPI could not parse the body (of any route)
+            return error_response(
+                InvalidInputError(
+                    "the request body could not be parsed: send UTF-8 JSON whose objects "
+                    f"and arrays nest at most {MAX_JSON_DEPTH} levels deep",
+                    field="(body)",
+                    limit=MAX_JSON_DEPTH,
+                )
+            )
         code = _HTTP_CODES.get(exc.status_code, "http_error")
         message = exc.detail if isinstance(exc.detail, str) else "request failed"
-        if exc.status_code == 400:
-            message = "the request body could not be parsed; send UTF-8 JSON"
         return JSONResponse(
             {"code": code, "message": message},
             status_code=exc.status_code,

@@ -180,8 +180,8 @@ async def _handle(
     try:
         try:
             message = orjson.loads(raw)
-        except orjson.JSONDecodeError:
-            raise InvalidInputError("the frame is not JSON", field="(frame)") from None
+        except orjson.JSONDecodeError as exc:  # e.g. a number out of range, 1e400
+            raise InvalidInputError(f"the frame is not JSON: {exc}", field="(frame)") from None
         if not isinstance(message, dict):
             raise InvalidInputError("the frame must be a JSON object", field="(frame)")
         request_id = message.get("request_id")
