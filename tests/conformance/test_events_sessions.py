@@ -75,15 +75,18 @@ async def test_session_of_another_user_is_not_found(service: UnifiedMemoryServic
         await service.add_entry(
             session_id="s1", entry=MemoryEntry(role="user", content="intrude"), user_id="mallory"
         )
-    for call in (
-        service.get_context("s1", user_id="mallory"),
-        service.get_history("s1", user_id="mallory"),
-        service.get_events("s1", user_id="mallory"),
-        service.add_event("s1", "topic_change", {}, user_id="mallory"),
-        service.close_session("s1", user_id="mallory"),
+    for write in (
+        lambda: service.get_session("s1", user_id="mallory"),
+        lambda: service.add_event("s1", "topic_change", {}, user_id="mallory"),
+        lambda: service.close_session("s1", user_id="mallory"),
     ):
         with pytest.raises(SessionNotFoundError):
-            await call
+            await write()
+    # reads answer as for a session never used
+    assert (await service.get_context("s1", user_id="mallory")).messages == []
+    assert await service.get_history("s1", user_id="mallory") == []
+    assert await service.get_events("s1", user_id="mallory") == []
+    assert await service.extend_ttl("s1", user_id="mallory") is False
     assert len(await service.get_history("s1")) == 1
 
 
