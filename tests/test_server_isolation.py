@@ -34,6 +34,7 @@ SESSION_CALLS: list[tuple[str, str, dict[str, Any] | None, dict[str, Any] | None
     ("POST", "/v1/sessions/{sid}/llm-context", {"current_query": "what did she say?"}, None),
     ("POST", "/v1/sessions/{sid}/entries/{eid}/interrupted", {"spoken_text": "I"}, None),
     ("POST", "/v1/sessions/{sid}/entries/{eid}/pin", None, None),
+    ("DELETE", "/v1/sessions/{sid}/entries/{eid}", None, None),
     ("POST", "/v1/sessions/{sid}/extend-ttl", None, None),
     ("POST", "/v1/sessions/{sid}/reply", {}, None),
     ("POST", "/v1/sessions/{sid}/close", None, None),
