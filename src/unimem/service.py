@@ -41,6 +41,7 @@ from .privacy.pipeline import PrivacyPipeline
 from .privacy.service_ops import POLICY_ACTOR, PrivacyOperations
 from .privacy.write_settings import WriteSettings
 from .reads import SessionReads, check_owner, visible
+from .recall_service import RecallOperations
 from .stores import DurableStore, InMemoryStore, durable_store_from_url
 from .stores.contracts import SessionTtlStore, SettingsChanged, TokensChanged
 from .stores.layered import layered_store_from_urls
@@ -72,7 +73,7 @@ def _language(value: Any, field: str) -> str:
     return checked
 
 
-class UnifiedMemoryService(SessionReads, PrivacyOperations, ContextOperations):
+class UnifiedMemoryService(SessionReads, PrivacyOperations, ContextOperations, RecallOperations):
     """Conversation memory shared by voice and text.
 
     ``UnifiedMemoryService()`` keeps everything in this process;

@@ -8,10 +8,12 @@ Layout of a built context, in order:
    their sources;
 2. system: the user's pinned facts (never dropped; trimmed only if they alone
    exceed the limit);
-3. system: ``[Previous conversation summary: ...]`` of turns older than the
+3. system: what is relevant from earlier conversations (the recall block,
+   dated lines, see :mod:`unimem.recall.block`), when anything is;
+4. system: ``[Previous conversation summary: ...]`` of turns older than the
    history window, when there are any;
-4. the history window, verbatim, ordered by turn start ``(timestamp, seq)``;
-5. user: the current query.
+5. the history window, verbatim, ordered by turn start ``(timestamp, seq)``;
+6. user: the current query.
 
 The token limit is split in that priority: the query and the fixed system
 parts first, then the summary and history share what is left, the history
@@ -152,6 +154,8 @@ class ContextParts:
     facts: Sequence[Fact] = ()
     summary: str | None = None
     history: Sequence[MemoryEntry] = ()
+    #: the recall block, already sized (``""``: none)
+    recall: str = ""
     instructions: str = DEFAULT_INSTRUCTIONS
     degradations: list[str] = field(default_factory=list)
 
@@ -270,6 +274,8 @@ def assemble(parts: ContextParts, max_tokens: int, model: str) -> LLMContext:
     if parts.facts:
         facts = _facts_text(parts.facts, int(max_tokens * FACT_SHARE), model, degradations)
         head.append({"role": "system", "content": facts})
+    if parts.recall:
+        head.append({"role": "system", "content": parts.recall})
     fixed = count_tokens([*head, query_message], model)
     if fixed > max_tokens:
         degradations.append("system_prompt_truncated")

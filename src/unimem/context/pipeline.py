@@ -26,11 +26,13 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
 from ..models import Fact, MemoryEntry, MemorySettings, Role, Summary, utcnow
+from ..recall.block import recall_block, select_hits
+from ..recall.hits import MemoryHit
 from ..stores.contracts import ContextSnapshot, DurableStore
 from .budget import (
     DEGRADATION_MEMORY_TIMEOUT,
@@ -49,13 +51,16 @@ from .builder import (
 )
 from .extractive import ExtractiveSummarizer, apply_corrections
 from .summarize import LLMSummarizer, Summarizer, summarize_with_fallback
-from .tokens import count_tokens
+from .tokens import count_text_tokens, count_tokens
 
 __all__ = [
     "CATCH_UP_PER_CALL",
+    "RECALL_SHARE",
     "SUMMARY_STORE_TOKENS",
+    "RecallHook",
     "build_session_context",
     "phi_redactor",
+    "recall_limit",
     "turn_order",
 ]
 
@@ -69,6 +74,21 @@ CATCH_UP_LIMIT = 2000
 #: Most older entries read and summarized per build: a lagging summary catches
 #: up over several calls instead of one call costing O(CATCH_UP_LIMIT).
 CATCH_UP_PER_CALL = 100
+#: Share of the room left after the fixed parts the recall block may always
+#: take; it takes more when the session's own history needs less.
+RECALL_SHARE = 0.4
+#: Recalls from earlier sessions: ``(query, the session's last turns' texts)``
+#: → (hits best first, the search modes used).
+#: A recall line costs about this many tokens (for how many hits to ask for).
+RECALL_LINE_TOKENS = 20
+
+
+def recall_limit(max_tokens: int) -> int:
+    """How many hits to ask recall for, for a context of ``max_tokens``."""
+    return max(5, min(100, max_tokens // RECALL_LINE_TOKENS))
+
+
+RecallHook = Callable[[str, Sequence[str]], Awaitable[tuple[list[MemoryHit], list[str]]]]
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
@@ -217,11 +237,15 @@ async def build_session_context(
     summarizer: Summarizer,
     window: int,
     unused: bool = False,
+    recall: RecallHook | None = None,
 ) -> LLMContext:
     """The LLM context of a session (see the module doc). Arguments are validated by the caller.
 
     ``unused``: build it as for a session never used, whatever is stored
     under its id (the caller's reading of another user's session).
+    ``recall`` (when given) finds what is relevant from earlier sessions; the
+    block it makes goes between the pinned facts and the summary, sized to
+    what was found within the room the session's own history leaves.
     """
     deadline = Deadline(budget_ms)
     degradations: list[str] = []
@@ -275,6 +299,14 @@ async def build_session_context(
         through = None if chunk else through
         chunk = []
     entries.sort(key=turn_order)
+    hits: list[MemoryHit] = []
+    modes: list[str] = []
+    if recall is not None:
+        try:
+            async with asyncio.timeout(deadline.remaining_s()):
+                hits, modes = await recall(query, [e.content for e in entries[-3:]])
+        except TimeoutError:
+            degradations.append("recall_timeout")
 
     probe = ContextParts(
         query=query,
@@ -288,6 +320,14 @@ async def build_session_context(
     )
     fixed = assemble(probe, max_tokens, model)
     room = max_tokens - fixed.token_count
+    if hits:
+        need = sum(count_text_tokens(e.content, model) + 8 for e in entries)
+        budget = max(room - need, int(room * RECALL_SHARE)) - 16  # the block's frame
+        chosen = select_hits(hits, budget, lambda line: count_text_tokens(line, model))
+        probe.recall = recall_block(chosen, modes)
+        if probe.recall:
+            fixed = assemble(probe, max_tokens, model)
+            room = max_tokens - fixed.token_count
     summary_room = 0
     if cached:
         summary_room = min(count_tokens(cached.text, model), room // 2)

@@ -19,7 +19,7 @@ from ..validation import check_content_size, check_depth, check_id, check_range
 from . import operations as context_ops
 from .builder import LLMContext
 from .extractive import ExtractiveSummarizer
-from .pipeline import build_session_context
+from .pipeline import RecallHook, build_session_context, recall_limit
 from .summarize import Summarizer
 
 if TYPE_CHECKING:
@@ -49,6 +49,9 @@ class ContextOperations:
         ) -> SessionInfo | None: ...
 
         async def _settings_of(self, user_id: str) -> MemorySettings: ...
+
+        # provided by RecallOperations
+        def _context_recall(self, user_id: str, session_id: str, limit: int) -> RecallHook: ...
 
         # provided by PrivacyOperations
         async def _record_phi(
@@ -118,6 +121,7 @@ class ContextOperations:
         foreign = state is not None and user_id is not None and state.user_id != user_id
         if foreign:
             state = None
+        owner = state.user_id if state is not None else self._user(user_id)
         if self.summarizer is None:
             self.summarizer = ExtractiveSummarizer()
         store = await self._store()
@@ -137,6 +141,7 @@ class ContextOperations:
             store,
             session_id=session_id,
             user_id=self._user(user_id),
+            recall=self._context_recall(owner, session_id, recall_limit(max_tokens)),
             query=current_query,
             rag_results=rag_results,
             max_tokens=max_tokens,

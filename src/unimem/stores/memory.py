@@ -18,6 +18,7 @@ from ..models import (
     SessionInfo,
     Summary,
 )
+from ..recall.hits import SearchFilters
 from .contracts import (
     RECENT_SCAN,
     AppendResult,
@@ -26,6 +27,8 @@ from .contracts import (
     PhiGuard,
     SettingsGuard,
 )
+from .memory_search import EntryIndex
+from .search import KeywordHit
 from .timeline import apply_entry_changes, check_write_guards, plan_close, plan_entry, plan_event
 
 __all__ = ["InMemoryStore"]
@@ -74,6 +77,8 @@ class InMemoryStore:
         self._facts: dict[str, dict[str, Fact]] = {}
         self._summaries: dict[str, Summary] = {}
         self._audit: dict[str, list[AuditRecord]] = {}
+        #: keyword index of every entry (``unimem.stores.memory_search``)
+        self._search = EntryIndex()
 
     async def setup(self) -> None:
         return None
@@ -117,6 +122,7 @@ class InMemoryStore:
         session.entries.append(stored)
         session.by_id[stored.id] = stored
         session.events.extend(events)
+        self._search.add(stored)
         return AppendResult(stored, events, created=True, session=state)
 
     async def append_event(self, event: MemoryEvent) -> MemoryEvent:
@@ -207,6 +213,7 @@ class InMemoryStore:
         index = bisect_left(session.entries, _seq(old), key=_seq)
         session.entries[index] = new
         session.by_id[entry_id] = new
+        self._search.add(new)
         return new
 
     async def delete_entry(self, session_id: str, entry_id: str) -> bool:
@@ -216,7 +223,13 @@ class InMemoryStore:
             return False
         del session.entries[bisect_left(session.entries, _seq(old), key=_seq)]
         self._summaries.pop(session_id, None)
+        self._search.remove([old])
         return True
+
+    async def keyword_search(
+        self, user_id: str, terms: Sequence[str], *, filters: SearchFilters, limit: int
+    ) -> list[KeywordHit]:
+        return self._search.search(user_id, terms, filters=filters, limit=limit)
 
     async def recent_user_entries(
         self, user_id: str, *, since: datetime, exclude_session: str | None, limit: int
@@ -253,6 +266,7 @@ class InMemoryStore:
 
     def _drop_session(self, session_id: str, counts: dict[str, int]) -> None:
         session = self._sessions.pop(session_id)
+        self._search.remove(session.entries)
         counts["entries"] += len(session.entries)
         counts["events"] += len(session.events)
         counts["sessions"] += 1
@@ -286,6 +300,7 @@ class InMemoryStore:
                 if not gone:
                     continue
                 counts["entries"] += len(session.entries) - len(keep)
+                self._search.remove(e for e in session.entries if not _before(e.timestamp, since))
                 counts["events"] += len(session.events) - len(kept_events)
                 session.entries, session.events = keep, kept_events
                 session.by_id = {e.id: e for e in keep}
@@ -314,6 +329,7 @@ class InMemoryStore:
             deleted += len(session.entries) - len(entries) + len(session.events) - len(events)
             swept_any = len(entries) != len(session.entries)
             if swept_any:
+                self._search.remove(e for e in session.entries if _before(e.timestamp, cutoff))
                 session.entries = entries
                 session.by_id = {e.id: e for e in entries}
             session.events = events

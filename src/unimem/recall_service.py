@@ -1,0 +1,347 @@
+"""Searching a user's memory: the I/O around :mod:`unimem.recall`.
+
+:func:`search_user_memory` asks the store for the entries matching the
+question's terms and, separately, the terms of the turns before it (a
+weaker ranking), ranks the pinned facts and the sessions' summaries the same
+way, fuses the rankings (reciprocal rank), favours recent turns a little and
+spreads the hits over sessions. The service's ``search_memory`` and the
+recall block of ``build_llm_context`` both use it.
+
+Privacy: nothing is searched for a user whose memory is off; with
+``cross_session`` off only the session named by the search is (its entries,
+its summary, the facts pinned in it); a search only ever reads one user's
+rows (every store query is by ``user_id``).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING
+
+from .context.pipeline import RecallHook
+from .errors import InvalidInputError, SessionNotFoundError
+from .models import Fact, MemoryEntry, MemorySettings, Mode, SessionInfo, Summary, utcnow
+from .recall.hits import HIT_KINDS, HitKind, MemoryHit, SearchFilters
+from .recall.index import TermIndex
+from .recall.query import QUESTION_WEIGHT, RecallQuery, build_query
+from .recall.rank import diversify, fuse, recency_factor
+from .stores.base import DurableStore
+from .stores.search import KeywordHit, keyword_search_of
+from .validation import check_content_size, check_id, check_range
+
+__all__ = [
+    "CANDIDATES",
+    "DEFAULT_K",
+    "MAX_K",
+    "SUMMARY_SESSIONS",
+    "RecallOperations",
+    "RecallResult",
+    "search_user_memory",
+]
+
+log = logging.getLogger(__name__)
+
+#: How many candidates each ranking contributes before fusion.
+CANDIDATES = 60
+#: How many of the user's latest sessions' summaries a search reads.
+SUMMARY_SESSIONS = 20
+#: Weight of the ranking by the earlier turns' terms (the question's is 1).
+CONTEXT_RANKING_WEIGHT = 0.5
+
+#: Hits a search returns by default, and at most.
+DEFAULT_K = 10
+MAX_K = 100
+#: Longest query (bytes of UTF-8).
+MAX_QUERY_BYTES = 4096
+
+_Key = tuple[str, str]  # (kind, id within kind)
+
+
+@dataclass(slots=True)
+class RecallResult:
+    """The hits of a search, best first, and how they were found."""
+
+    hits: list[MemoryHit] = field(default_factory=list)
+    modes: list[str] = field(default_factory=list)
+
+
+def _fact_hits(facts: Sequence[Fact], terms: Sequence[str], limit: int) -> list[MemoryHit]:
+    index: TermIndex[str] = TermIndex()
+    by_id = {fact.id: fact for fact in facts}
+    for fact in facts:
+        index.add(fact.id, fact.text)
+    return [
+        MemoryHit(
+            kind="fact",
+            id=fid,
+            session_id=by_id[fid].session_id,
+            timestamp=by_id[fid].created_at,
+            score=score,
+            snippet=by_id[fid].text,
+            matched_by=["keyword"],
+        )
+        for fid, score in index.search(terms, limit=limit)
+    ]
+
+
+def _summary_hits(summaries: Sequence[Summary], terms: Sequence[str]) -> list[MemoryHit]:
+    index: TermIndex[str] = TermIndex()
+    by_id = {s.session_id: s for s in summaries}
+    for summary in summaries:
+        index.add(summary.session_id, summary.text)
+    return [
+        MemoryHit(
+            kind="summary",
+            id=sid,
+            session_id=sid,
+            timestamp=by_id[sid].created_at,
+            score=score,
+            snippet=by_id[sid].text,
+            matched_by=["keyword"],
+        )
+        for sid, score in index.search(terms, limit=CANDIDATES)
+    ]
+
+
+def _entry_hit(found: KeywordHit) -> MemoryHit:
+    entry = found.entry
+    return MemoryHit(
+        kind="entry",
+        entry=entry,
+        id=entry.id,
+        session_id=entry.session_id,
+        timestamp=entry.timestamp,
+        score=found.score,
+        snippet=entry.content,
+        matched_by=["keyword"],
+    )
+
+
+async def _summaries(
+    store: DurableStore, user_id: str, filters: SearchFilters
+) -> list[Summary]:
+    if filters.session_id is not None:
+        sessions = [filters.session_id]
+    else:
+        listed = await store.list_sessions(user_id, limit=SUMMARY_SESSIONS)
+        sessions = [s.session_id for s in listed]
+    found = []
+    for sid in sessions:
+        summary = await store.get_summary(sid)
+        if summary is not None and summary.user_id == user_id and sid != filters.exclude_session:
+            found.append(summary)
+    return found
+
+
+async def search_user_memory(
+    store: DurableStore,
+    *,
+    user_id: str,
+    query: RecallQuery,
+    settings: MemorySettings,
+    filters: SearchFilters,
+    kinds: Sequence[HitKind] = HIT_KINDS,
+    k: int,
+    now: datetime,
+) -> RecallResult:
+    """The user's ``k`` best hits for ``query`` (arguments validated by the caller)."""
+    result = RecallResult()
+    if not settings.enabled or query.empty or k <= 0:
+        return result
+    if not settings.cross_session and filters.session_id is None:
+        return result  # only a session's own memory may be searched, and none was named
+    question = list(query.question_terms)
+    context = list(query.context_terms)
+    rankings: dict[str, tuple[float, list[_Key]]] = {}
+    hits: dict[_Key, MemoryHit] = {}
+
+    def add(name: str, weight: float, found: Sequence[MemoryHit]) -> None:
+        keys = []
+        for hit in found:
+            key = (hit.kind, f"{hit.session_id}\x00{hit.id}")
+            hits.setdefault(key, hit)
+            keys.append(key)
+        if keys:
+            rankings[name] = (weight, keys)
+
+    searcher = keyword_search_of(store)
+    if "entry" in kinds and searcher is not None:
+        result.modes.append("keyword")
+        for name, weight, terms in (
+            ("question", QUESTION_WEIGHT, question),
+            ("context", CONTEXT_RANKING_WEIGHT, context),
+        ):
+            if terms:
+                found = await searcher.keyword_search(
+                    user_id, terms, filters=filters, limit=CANDIDATES
+                )
+                add(name, weight, [_entry_hit(f) for f in found])
+    elif "entry" in kinds:
+        log.warning("the store offers no keyword search; entries are not searched")
+    all_terms = question + context
+    if "fact" in kinds:
+        facts = await store.list_facts(user_id)
+        if not settings.cross_session:
+            facts = [f for f in facts if f.session_id == filters.session_id]
+        if filters.session_id is not None:
+            facts = [f for f in facts if f.session_id in (None, filters.session_id)]
+        add("facts", QUESTION_WEIGHT, _fact_hits(facts, all_terms, CANDIDATES))
+    if "summary" in kinds:
+        summaries = await _summaries(store, user_id, filters)
+        add("summaries", QUESTION_WEIGHT, _summary_hits(summaries, all_terms))
+    fused = fuse(rankings)
+    scored = [
+        (key, score * recency_factor(hits[key].timestamp, now), hits[key].session_id)
+        for key, score in fused.items()
+    ]
+    for key, score in diversify(scored)[:k]:
+        result.hits.append(hits[key].model_copy(update={"score": round(score, 6)}))
+    if not result.modes and result.hits:
+        result.modes.append("keyword")
+    return result
+
+
+class RecallOperations:
+    """Mixin of :class:`unimem.UnifiedMemoryService`: ``search_memory`` and the
+    recall of ``build_llm_context`` (the service provides the members below)."""
+
+    if TYPE_CHECKING:  # provided by UnifiedMemoryService
+
+        async def _store(self) -> DurableStore: ...
+
+        def _user(self, user_id: str | None) -> str: ...
+
+        async def _owned_session(
+            self, session_id: str, user_id: str | None
+        ) -> SessionInfo | None: ...
+
+        async def _settings_of(self, user_id: str) -> MemorySettings: ...
+
+    async def search_memory(
+        self,
+        query: str,
+        *,
+        user_id: str | None = None,
+        k: int = DEFAULT_K,
+        session_id: str | None = None,
+        since: datetime | None = None,
+        until: datetime | None = None,
+        modes: Sequence[str] | None = None,
+        languages: Sequence[str] | None = None,
+        kinds: Sequence[str] | None = None,
+    ) -> list[MemoryHit]:
+        """Search the user's whole memory: the turns of every session, the pinned
+        facts and the sessions' summaries; the best ``k`` hits first.
+
+        Args:
+            query: what to look for, in any language.
+            k: how many hits (1-100).
+            session_id: only this session (it must be the user's).
+            since, until: only turns said from ``since`` and before ``until``.
+            modes: only turns of these modes (``voice``, ``text``).
+            languages: only turns in these languages (ISO 639 codes).
+            kinds: only these kinds of hit (``entry``, ``fact``, ``summary``).
+
+        With the user's memory off nothing is found; with ``cross_session`` off
+        only the session named by ``session_id`` is searched.
+
+        Raises:
+            InvalidInputError: a bad argument (named in the error).
+            SessionNotFoundError: ``session_id`` is not one of the user's sessions.
+        """
+        if not isinstance(query, str) or not query.strip():
+            raise InvalidInputError("query must be a non-empty string", field="query")
+        check_content_size(query, MAX_QUERY_BYTES, field="query")
+        check_range(k, "k", 1, MAX_K)
+        owner = self._user(user_id)
+        filters = SearchFilters(
+            session_id=check_id(session_id, "session_id") if session_id is not None else None,
+            since=_time(since, "since"),
+            until=_time(until, "until"),
+            modes=_choices(modes, "modes", [m.value for m in Mode]),
+            languages=_languages(languages),
+        )
+        if filters.since and filters.until and filters.since >= filters.until:
+            raise InvalidInputError("since must be before until", field="since")
+        chosen = _choices(kinds, "kinds", list(HIT_KINDS))
+        if filters.session_id is not None:
+            state = await self._owned_session(filters.session_id, owner)
+            if state is None:
+                raise SessionNotFoundError(f"no session {filters.session_id!r} for this user")
+        result = await search_user_memory(
+            await self._store(),
+            user_id=owner,
+            query=build_query(query),
+            settings=await self._settings_of(owner),
+            filters=filters,
+            kinds=[kind for kind in HIT_KINDS if chosen is None or kind in chosen],
+            k=k,
+            now=utcnow(),
+        )
+        return result.hits
+
+    def _context_recall(self, user_id: str, session_id: str, limit: int) -> RecallHook:
+        """The recall of ``build_llm_context`` for a session of ``user_id``: the
+        turns of the user's other sessions and their summaries (the pinned
+        facts are in the context already), up to ``limit`` hits."""
+
+        async def recall(query: str, recent: Sequence[str]) -> tuple[list[MemoryHit], list[str]]:
+            settings = await self._settings_of(user_id)
+            if not settings.cross_session:
+                return [], []  # the session's own older turns are in its summary
+            result = await search_user_memory(
+                await self._store(),
+                user_id=user_id,
+                query=build_query(query, recent),
+                settings=settings,
+                filters=SearchFilters(exclude_session=session_id),
+                kinds=("entry", "summary"),
+                k=limit,
+                now=utcnow(),
+            )
+            return result.hits, result.modes
+
+        return recall
+
+
+def _time(value: datetime | None, field: str) -> datetime | None:
+    if value is None:
+        return None
+    if not isinstance(value, datetime):
+        raise InvalidInputError(f"{field} must be a date and time", field=field)
+    return value if value.tzinfo is not None else value.replace(tzinfo=UTC)
+
+
+def _choices(values: Sequence[str] | None, field: str, allowed: list[str]) -> list[str] | None:
+    if values is None:
+        return None
+    if isinstance(values, str) or not isinstance(values, Sequence):
+        raise InvalidInputError(f"{field} must be a list", field=field)
+    bad = [v for v in values if v not in allowed]
+    if bad:
+        raise InvalidInputError(
+            f"{field} may hold {', '.join(allowed)}; got {bad[0]!r}", field=field
+        )
+    return list(values)
+
+
+def _languages(values: Sequence[str] | None) -> list[str] | None:
+    if values is None:
+        return None
+    if isinstance(values, str) or not isinstance(values, Sequence):
+        raise InvalidInputError("languages must be a list", field="languages")
+    out = []
+    for value in values:
+        try:
+            code = MemoryEntry(role="user", content="", language=value).language
+        except InvalidInputError:
+            code = None
+        if not code:
+            raise InvalidInputError(
+                f"languages must be ISO 639 codes such as 'en'; got {value!r}", field="languages"
+            )
+        out.append(code)
+    return out
