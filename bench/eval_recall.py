@@ -70,10 +70,17 @@ def _baseline(
     """The context text of a plain retriever: its best turns that fit ``budget``."""
     by_id = {e.id: e for e in entries}
     hits = [
-        MemoryHit(kind="entry", entry=by_id[i], id=i, session_id=by_id[i].session_id,
-                  timestamp=by_id[i].timestamp, score=0.0, snippet=by_id[i].content)
+        MemoryHit(
+            kind="entry",
+            entry=by_id[i],
+            id=i,
+            session_id=by_id[i].session_id,
+            timestamp=by_id[i].timestamp,
+            score=0.0,
+            snippet=by_id[i].content,
+        )
         for i in rank(question)
-    ]  # fmt: skip
+    ]
     chosen = select_hits(hits, budget - 120, lambda line: count_text_tokens(line, "gpt-4o"))
     return "\n".join(format_hit(h) for h in chosen)
 
@@ -112,8 +119,10 @@ async def run(split: str, budgets: list[int], store_kind: str) -> dict[str, Any]
     by_kind: dict[tuple[str, int, str], list[float]] = defaultdict(list)
     with tempfile.TemporaryDirectory() as tmp:
         for user in (u for u in data["users"] if u["split"] == split):
-            store = InMemoryStore() if store_kind == "memory" else SQLiteStore(
-                Path(tmp) / f"{user['user_id']}.db"
+            store = (
+                InMemoryStore()
+                if store_kind == "memory"
+                else SQLiteStore(Path(tmp) / f"{user['user_id']}.db")
             )
             async with UnifiedMemoryService(store) as service:
                 stored = await _load_user(service, user)
@@ -130,9 +139,10 @@ async def run(split: str, budgets: list[int], store_kind: str) -> dict[str, Any]
                                 sid, {"role": "user", "content": text}, user_id=user["user_id"]
                             )
                             await service.add_entry(
-                                sid, {"role": "assistant", "content": "Sure."},
+                                sid,
+                                {"role": "assistant", "content": "Sure."},
                                 user_id=user["user_id"],
-                            )  # fmt: skip
+                            )
                         context = await service.build_llm_context(
                             sid, question["question"], max_tokens=budget, user_id=user["user_id"]
                         )
@@ -166,8 +176,10 @@ def main() -> None:
     budgets = [int(b) for b in args.budgets.split(",")]
     table = asyncio.run(run(args.split, budgets, args.store))
     for name, row in table.items():
-        print(f"{name:14s} all={row.get('all')}  " + "  ".join(
-            f"{k}={v}" for k, v in sorted(row.items()) if k != "all"))  # fmt: skip
+        print(
+            f"{name:14s} all={row.get('all')}  "
+            + "  ".join(f"{k}={v}" for k, v in sorted(row.items()) if k != "all")
+        )
 
 
 if __name__ == "__main__":

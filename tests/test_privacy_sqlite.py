@@ -9,7 +9,7 @@ import pytest
 from unimem.ids import new_id
 from unimem.models import AuditRecord
 from unimem.stores import SQLiteStore
-from unimem.stores.sqlite.store import MIGRATIONS
+from unimem.stores.sqlite.store import MIGRATIONS, SCHEMA_VERSION
 
 
 def _v1_file(path: Path) -> None:
@@ -32,7 +32,7 @@ async def test_v2_migration_backfills_retention_days_from_v1_settings(tmp_path: 
     store = SQLiteStore(tmp_path / "v1.db")
     await store.setup()
     try:
-        assert store.schema_version() == 2
+        assert store.schema_version() == SCHEMA_VERSION
         row = store._conn().execute("SELECT retention_days FROM settings").fetchone()
         assert row == (3,)
         settings = await store.get_settings("u1")
@@ -84,6 +84,9 @@ async def test_delete_all_leaves_no_row_and_no_byte_of_the_user_in_the_files(tmp
         assert n == 1
         raw.close()
         assert _files_holding(tmp_path, b"zebra-violet") == []
+        # nor the search terms the keyword index held ("zebra", "violet", "4471")
+        assert _files_holding(tmp_path, b"zebra") == []
+        assert _files_holding(tmp_path, b"violet") == []
 
 
 def _files_holding(folder: Path, needle: bytes) -> list[str]:

@@ -68,6 +68,17 @@ class RecallResult:
     modes: list[str] = field(default_factory=list)
 
 
+def _fact_passes(fact: Fact, filters: SearchFilters) -> bool:
+    """Whether a pinned fact passes the session and time filters (a search of one
+    session sees only the facts pinned in it)."""
+    if filters.session_id is not None and fact.session_id != filters.session_id:
+        return False
+    when = fact.created_at
+    if filters.since is not None and (when is None or when < filters.since):
+        return False
+    return filters.until is None or (when is not None and when < filters.until)
+
+
 def _fact_hits(facts: Sequence[Fact], terms: Sequence[str], limit: int) -> list[MemoryHit]:
     index: TermIndex[str] = TermIndex()
     by_id = {fact.id: fact for fact in facts}
@@ -120,9 +131,7 @@ def _entry_hit(found: KeywordHit) -> MemoryHit:
     )
 
 
-async def _summaries(
-    store: DurableStore, user_id: str, filters: SearchFilters
-) -> list[Summary]:
+async def _summaries(store: DurableStore, user_id: str, filters: SearchFilters) -> list[Summary]:
     if filters.session_id is not None:
         sessions = [filters.session_id]
     else:
@@ -159,9 +168,9 @@ async def search_user_memory(
     hits: dict[_Key, MemoryHit] = {}
 
     def add(name: str, weight: float, found: Sequence[MemoryHit]) -> None:
-        keys = []
+        keys: list[_Key] = []
         for hit in found:
-            key = (hit.kind, f"{hit.session_id}\x00{hit.id}")
+            key: _Key = (hit.kind, f"{hit.session_id}\x00{hit.id}")
             hits.setdefault(key, hit)
             keys.append(key)
         if keys:
@@ -183,11 +192,7 @@ async def search_user_memory(
         log.warning("the store offers no keyword search; entries are not searched")
     all_terms = question + context
     if "fact" in kinds:
-        facts = await store.list_facts(user_id)
-        if not settings.cross_session:
-            facts = [f for f in facts if f.session_id == filters.session_id]
-        if filters.session_id is not None:
-            facts = [f for f in facts if f.session_id in (None, filters.session_id)]
+        facts = [f for f in await store.list_facts(user_id) if _fact_passes(f, filters)]
         add("facts", QUESTION_WEIGHT, _fact_hits(facts, all_terms, CANDIDATES))
     if "summary" in kinds:
         summaries = await _summaries(store, user_id, filters)

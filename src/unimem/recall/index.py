@@ -81,8 +81,10 @@ class TermIndex(Generic[K]):
                 continue
             idf = math.log(1 + (count - len(posting) + 0.5) / (len(posting) + 0.5))
             for key, tf in posting.items():
-                norm = tf * (BM25_K1 + 1) / (
-                    tf + BM25_K1 * (1 - BM25_B + BM25_B * self._lengths[key] / average)
+                norm = (
+                    tf
+                    * (BM25_K1 + 1)
+                    / (tf + BM25_K1 * (1 - BM25_B + BM25_B * self._lengths[key] / average))
                 )
                 scores[key] = scores.get(key, 0.0) + idf * norm
         ranked = sorted(scores.items(), key=lambda item: item[1], reverse=True)

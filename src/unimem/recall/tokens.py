@@ -37,8 +37,7 @@ _ARABIC_MARKS = re.compile("[\u064b-\u065f\u0670\u0640]")  # harakat, dagger ali
 
 #: Words too common to find anything by (lower-case, accents kept as the
 #: tokenizer leaves them: Latin without accents).
-STOPWORDS = frozenset(
-    """
+_STOPWORD_TEXT = """
     a an and are as at be been but by can could did do does for from had has have he her
     him his how i i'm i've if in into is it it's its me my of on or our she so than that
     the their them then there they this to too up us was we were what when where which
@@ -57,8 +56,8 @@ STOPWORDS = frozenset(
     और का की के है हैं में से को पर यह वह था थी थे भी नहीं तो ही मैं मेरी मेरा मेरे
     क्या हो कि एक
     ve bir bu da de ile mi ne için çok
-    """.split()
-)
+"""
+STOPWORDS = frozenset(_STOPWORD_TEXT.split())
 
 
 def is_cjk(char: str) -> bool:
@@ -75,7 +74,7 @@ def _fold(word: str) -> str:
     if word.isascii():
         folded = word
     else:
-        parts = []
+        parts: list[str] = []
         for char in unicodedata.normalize("NFD", word):
             if unicodedata.combining(char) and parts and parts[-1] < "\u0250":
                 continue  # an accent on a Latin letter

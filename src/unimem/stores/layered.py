@@ -35,6 +35,7 @@ from ..models import (
     Summary,
     utcnow,
 )
+from ..recall.hits import SearchFilters
 from ..validation import is_valid_id
 from .contracts import (
     AppendResult,
@@ -49,6 +50,7 @@ from .contracts import (
 from .redis.cache import EVENT_KEEP, CachedUser, SessionCache
 from .redis.client import SessionCacheUnavailableError, redis_client_from_url
 from .rows import event_from_json
+from .search import KeywordHit, keyword_search_of
 
 __all__ = ["CACHE_DEGRADATION", "LayeredSnapshot", "LayeredStore", "layered_store_from_urls"]
 
@@ -486,6 +488,15 @@ class LayeredStore:
         return await self.durable.recent_user_entries(
             user_id, since=since, exclude_session=exclude_session, limit=limit
         )
+
+    async def keyword_search(
+        self, user_id: str, terms: Sequence[str], *, filters: SearchFilters, limit: int
+    ) -> list[KeywordHit]:
+        """The durable store's keyword search (the cache holds no index)."""
+        searcher = keyword_search_of(self.durable)
+        if searcher is None:
+            return []
+        return await searcher.keyword_search(user_id, terms, filters=filters, limit=limit)
 
     async def put_fact(self, fact: Fact) -> Fact:
         return await self.durable.put_fact(fact)

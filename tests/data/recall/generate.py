@@ -21,11 +21,19 @@ SEED = 20261201
 OUT = Path(__file__).with_name("recall_eval.json")
 
 MEDS = [
-    ("lisinopril", 10, 20), ("metformin", 500, 1000), ("atorvastatin", 20, 40),
-    ("levothyroxine", 50, 75), ("amlodipine", 5, 10), ("warfarin", 3, 5),
-    ("sertraline", 50, 100), ("furosemide", 20, 40), ("omeprazole", 20, 40),
-    ("gabapentin", 300, 600), ("prednisone", 10, 5), ("losartan", 25, 50),
-]  # fmt: skip
+    ("lisinopril", 10, 20),
+    ("metformin", 500, 1000),
+    ("atorvastatin", 20, 40),
+    ("levothyroxine", 50, 75),
+    ("amlodipine", 5, 10),
+    ("warfarin", 3, 5),
+    ("sertraline", 50, 100),
+    ("furosemide", 20, 40),
+    ("omeprazole", 20, 40),
+    ("gabapentin", 300, 600),
+    ("prednisone", 10, 5),
+    ("losartan", 25, 50),
+]
 LABS = ["potassium", "a1c", "cholesterol", "tsh", "creatinine", "inr", "hemoglobin"]
 ALLERGENS = ["penicillin", "sulfa", "latex", "shellfish", "ibuprofen", "codeine"]
 NAMES = ["Rosa", "Tomas", "Amina", "Li Wei", "Priya", "Jean", "Omar", "Nadia", "Pablo", "Mei"]
@@ -264,12 +272,19 @@ LANG: dict[str, dict[str, Any]] = {
 
 #: (user id, main language, second language for code-switching or None, split)
 USERS = [
-    ("u01", "en", None, "tune"), ("u02", "es", "en", "tune"), ("u03", "zh", None, "tune"),
-    ("u04", "fr", None, "tune"), ("u05", "en", None, "tune"), ("u06", "ar", None, "tune"),
-    ("u07", "en", None, "heldout"), ("u08", "es", "en", "heldout"),
-    ("u09", "hi", "en", "heldout"), ("u10", "zh", None, "heldout"),
-    ("u11", "fr", "en", "heldout"), ("u12", "en", None, "heldout"),
-]  # fmt: skip
+    ("u01", "en", None, "tune"),
+    ("u02", "es", "en", "tune"),
+    ("u03", "zh", None, "tune"),
+    ("u04", "fr", None, "tune"),
+    ("u05", "en", None, "tune"),
+    ("u06", "ar", None, "tune"),
+    ("u07", "en", None, "heldout"),
+    ("u08", "es", "en", "heldout"),
+    ("u09", "hi", "en", "heldout"),
+    ("u10", "zh", None, "heldout"),
+    ("u11", "fr", "en", "heldout"),
+    ("u12", "en", None, "heldout"),
+]
 
 
 def voice(text: str, rng: random.Random, lang: str) -> str:
@@ -282,7 +297,7 @@ def build_user(uid: str, main: str, second: str | None, rng: random.Random) -> d
     start = datetime(2026, 1, 5, 9, 0, tzinfo=UTC) + timedelta(days=rng.randrange(20))
     n_sessions = rng.randrange(16, 22)
     meds = rng.sample(MEDS, 3)
-    lab, lab2 = rng.sample(LABS, 2)
+    lab, _lab2 = rng.sample(LABS, 2)
     allergen = rng.choice(ALLERGENS)
     name = rng.choice(NAMES)
     L = LANG[main]
@@ -295,13 +310,32 @@ def build_user(uid: str, main: str, second: str | None, rng: random.Random) -> d
     med2, dose_b, _ = meds[1]
     value = f"{rng.randrange(3, 9)}.{rng.randrange(10)}"
     values = {
-        "med": med, "dose": dose, "dose2": dose2, "lab": lab, "value": value,
-        "doctor": doctor, "day": day, "symptom": symptom, "allergen": allergen,
-        "name": name, "relative": relative,
-    }  # fmt: skip
+        "med": med,
+        "dose": dose,
+        "dose2": dose2,
+        "lab": lab,
+        "value": value,
+        "doctor": doctor,
+        "day": day,
+        "symptom": symptom,
+        "allergen": allergen,
+        "name": name,
+        "relative": relative,
+    }
     # the second language (code-switching) carries some facts, questions stay in main
-    fact_lang = {k: main for k in ("med_start", "med_change", "visit", "appointment",
-                                   "symptom", "allergy", "family", "med_start2")}  # fmt: skip
+    fact_lang = {
+        k: main
+        for k in (
+            "med_start",
+            "med_change",
+            "visit",
+            "appointment",
+            "symptom",
+            "allergy",
+            "family",
+            "med_start2",
+        )
+    }
     if second is not None:
         for k in ("visit", "allergy", "med_start2"):
             fact_lang[k] = second
@@ -351,12 +385,27 @@ def build_user(uid: str, main: str, second: str | None, rng: random.Random) -> d
             turn_mode = mode if rng.random() < 0.85 else ("text" if mode == "voice" else "voice")
             content = voice(text, rng, lang) if turn_mode == "voice" else text
             tid = f"{sid}-t{2 * k:02d}"
-            turns.append({"id": tid, "role": "user", "content": content, "mode": turn_mode,
-                          "language": lang, "timestamp": t.isoformat()})  # fmt: skip
+            turns.append(
+                {
+                    "id": tid,
+                    "role": "user",
+                    "content": content,
+                    "mode": turn_mode,
+                    "language": lang,
+                    "timestamp": t.isoformat(),
+                }
+            )
             t += timedelta(seconds=rng.randrange(20, 90))
-            turns.append({"id": f"{sid}-t{2 * k + 1:02d}", "role": "assistant",
-                          "content": rng.choice(LANG[lang]["ack"]), "mode": turn_mode,
-                          "language": lang, "timestamp": t.isoformat()})  # fmt: skip
+            turns.append(
+                {
+                    "id": f"{sid}-t{2 * k + 1:02d}",
+                    "role": "assistant",
+                    "content": rng.choice(LANG[lang]["ack"]),
+                    "mode": turn_mode,
+                    "language": lang,
+                    "timestamp": t.isoformat(),
+                }
+            )
             t += timedelta(seconds=rng.randrange(20, 90))
             if kind is not None:
                 turn_ids[kind] = tid
@@ -364,10 +413,19 @@ def build_user(uid: str, main: str, second: str | None, rng: random.Random) -> d
     asked = when + timedelta(days=5)
     q = {**values, "doctor": doctor}
 
-    def question(qid: str, kind: str, text: str, evidence: list[str], **extra: Any) -> dict[str, Any]:
-        return {"id": f"{uid}-{qid}", "user_id": uid, "kind": kind, "language": main,
-                "question": text, "evidence": evidence, "asked_at": asked.isoformat(),
-                **extra}  # fmt: skip
+    def question(
+        qid: str, kind: str, text: str, evidence: list[str], **extra: Any
+    ) -> dict[str, Any]:
+        return {
+            "id": f"{uid}-{qid}",
+            "user_id": uid,
+            "kind": kind,
+            "language": main,
+            "question": text,
+            "evidence": evidence,
+            "asked_at": asked.isoformat(),
+            **extra,
+        }
 
     questions = [
         question("dose", "single", L["q_dose"].format(**q), [turn_ids["med_change"]]),
@@ -375,20 +433,40 @@ def build_user(uid: str, main: str, second: str | None, rng: random.Random) -> d
         question("when", "when", L["q_when"].format(**q), [turn_ids["visit"]]),
         question("allergy", "single", L["q_allergy"].format(**q), [turn_ids["allergy"]]),
         question("family", "single", L["q_family"].format(**q), [turn_ids["family"]]),
-        question("two", "two_turn", L["q_two"].format(**q),
-                 [turn_ids["med_start"], turn_ids["med_change"]]),  # fmt: skip
-        question("symptom", "two_turn", L["q_symptom"].format(**q),
-                 [turn_ids["symptom"], turn_ids["med_change"]]),  # fmt: skip
-        question("follow", "follow_up", L["follow_q"], [turn_ids["med_start2"]],
-                 history=[L["follow_intro"].format(med=med2)]),  # fmt: skip
+        question(
+            "two",
+            "two_turn",
+            L["q_two"].format(**q),
+            [turn_ids["med_start"], turn_ids["med_change"]],
+        ),
+        question(
+            "symptom",
+            "two_turn",
+            L["q_symptom"].format(**q),
+            [turn_ids["symptom"], turn_ids["med_change"]],
+        ),
+        question(
+            "follow",
+            "follow_up",
+            L["follow_q"],
+            [turn_ids["med_start2"]],
+            history=[L["follow_intro"].format(med=med2)],
+        ),
     ]
     if second is not None:
         for q_ in questions:
-            if any(e in (turn_ids["visit"], turn_ids["allergy"], turn_ids["med_start2"])
-                   for e in q_["evidence"]):  # fmt: skip
+            if any(
+                e in (turn_ids["visit"], turn_ids["allergy"], turn_ids["med_start2"])
+                for e in q_["evidence"]
+            ):
                 q_["code_switch"] = second
-    return {"user_id": uid, "language": main, "second_language": second,
-            "sessions": sessions, "questions": questions}  # fmt: skip
+    return {
+        "user_id": uid,
+        "language": main,
+        "second_language": second,
+        "sessions": sessions,
+        "questions": questions,
+    }
 
 
 def main() -> None:
@@ -399,7 +477,9 @@ def main() -> None:
         user = build_user(uid, main_lang, second, rng)
         user["split"] = split
         users.append(user)
-    OUT.write_text(json.dumps({"seed": SEED, "users": users}, ensure_ascii=False, separators=(",", ":")) + "\n")
+    OUT.write_text(
+        json.dumps({"seed": SEED, "users": users}, ensure_ascii=False, separators=(",", ":")) + "\n"
+    )
 
 
 if __name__ == "__main__":

@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncpg
 
 from ...errors import SchemaError
+from .search import SEARCH_MIGRATION
 
 __all__ = ["MIGRATIONS", "SCHEMA_VERSION", "apply_migrations", "schema_version"]
 
@@ -91,6 +92,7 @@ MIGRATIONS: list[tuple[int, str]] = [
         CREATE INDEX events_by_time ON events USING brin (ts);
         """,
     ),
+    (3, SEARCH_MIGRATION),  # the keyword index (unimem.stores.postgres.search)
 ]
 
 SCHEMA_VERSION = MIGRATIONS[-1][0]

@@ -36,6 +36,7 @@ from ..contracts import AppendResult, ContextSnapshot, PhiGuard, SettingsGuard
 from ..rows import entry_from_json, event_from_json, session_from_json
 from ..timeline import check_write_guards, plan_close, plan_entry, plan_event
 from .migrations import SCHEMA_VERSION, apply_migrations, schema_version
+from .search import PostgresSearch
 from .user_data import LaterLayersMixin
 
 __all__ = ["PostgresStore"]
@@ -248,7 +249,7 @@ class _CachedState:
         self.version = version
 
 
-class PostgresStore(LaterLayersMixin):
+class PostgresStore(LaterLayersMixin, PostgresSearch):
     """Durable store on PostgreSQL through an asyncpg pool.
 
     Args:

@@ -21,6 +21,7 @@ from ...models import MemoryEntry, MemoryEvent, MemorySettings, SessionInfo
 from ..contracts import AppendResult, ContextSnapshot, PhiGuard, SettingsGuard
 from ..rows import entry_from_json, event_from_json, session_from_json
 from ..timeline import check_write_guards, plan_close, plan_entry, plan_event
+from .search import SEARCH_MIGRATION, SQLiteSearch, register
 from .user_data import SQLiteLayers
 
 __all__ = ["SQLiteStore"]
@@ -106,6 +107,7 @@ MIGRATIONS: list[tuple[int, str | tuple[str, ...]]] = [
             BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END""",
         ),
     ),
+    (3, SEARCH_MIGRATION),  # the keyword index (unimem.stores.sqlite.search)
 ]
 
 SCHEMA_VERSION = MIGRATIONS[-1][0]
@@ -124,11 +126,12 @@ def path_from_url(url: str) -> str:
     return rest or ":memory:"
 
 
-class SQLiteStore(SQLiteLayers):
+class SQLiteStore(SQLiteLayers, SQLiteSearch):
     """Durable embedded store in one SQLite file.
 
     The later layers (facts, summaries, deletion, sweep, export, audit) live in
-    :class:`~unimem.stores.sqlite.user_data.SQLiteLayers`.
+    :class:`~unimem.stores.sqlite.user_data.SQLiteLayers`, keyword search in
+    :class:`~unimem.stores.sqlite.search.SQLiteSearch`.
     """
 
     def __init__(self, path: str | Path, *, migrate: bool = True, durable_fsync: bool = False):
@@ -158,6 +161,7 @@ class SQLiteStore(SQLiteLayers):
             db.execute(f"PRAGMA synchronous = {'FULL' if self._fsync else 'NORMAL'}")
             # deleted rows are overwritten, not left in free pages (right to erasure)
             db.execute("PRAGMA secure_delete = ON")
+            register(db)  # the functions the keyword index's triggers call
         except sqlite3.Error as exc:
             raise StoreUnavailableError(
                 f"cannot open SQLite database {self.path!r}: {exc}"

@@ -20,6 +20,7 @@ from ...models import (
 from ..contracts import RECENT_SCAN, DeleteScope
 from ..rows import entry_from_json, event_from_json, session_from_json
 from ..timeline import apply_entry_changes
+from .search import purge_deleted_terms
 
 __all__ = ["SQLiteLayers"]
 
@@ -209,6 +210,7 @@ class SQLiteLayers:
         file then holds zeros where the deleted rows were. Best effort: a checkpoint
         blocked by a reader completes at a later one."""
         with suppress(sqlite3.Error):
+            purge_deleted_terms(self._conn())  # deleted entries' terms leave the index
             self._conn().execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
 
     async def sweep_expired(self, *, now: datetime, default_retention_days: int) -> int:

@@ -1,0 +1,160 @@
+"""Keyword search of the PostgreSQL store: a tsvector table kept by a trigger.
+
+Schema version 3 adds ``entry_search`` (one row per entry: its owner, time
+and a ``tsvector`` under a GIN index) and a trigger on ``entries`` that
+inserts, updates and deletes the row in the statement that writes the
+entry, so an entry is findable as soon as its append commits and leaves the
+index when it is deleted or swept.
+
+The vector is built from the stored (redacted) content with the text-search
+configuration of the entry's language (``english``, ``spanish``, ``arabic``,
+``hindi`` ...; ``simple`` where PostgreSQL has no stemmer), plus the words
+as written (``simple``, Latin accents folded as :mod:`unimem.recall.tokens`
+folds them) and the character pairs of Chinese, Japanese and Korean text
+(the bigrams of :mod:`unimem.recall.tokens`, made in SQL). A query is the
+search terms OR-ed, as written (a prefix match for longer words, so
+"headache" finds "headaches") and under each stemming configuration.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from contextlib import AbstractAsyncContextManager
+from typing import TYPE_CHECKING
+
+from ...recall.hits import SearchFilters
+from ..rows import entry_from_json
+from ..search import KeywordHit
+
+if TYPE_CHECKING:
+    import asyncpg
+
+__all__ = ["SEARCH_MIGRATION", "PostgresSearch", "tsquery_text"]
+
+_CJK = r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]+"
+_ACCENTED = "áàâäãåāéèêëēíìîïīóòôöõøōúùûüūñçýÿ"
+_PLAIN = "aaaaaaaeeeeeiiiiiooooooouuuuuncyy"
+#: Stemming configurations a query is also read with (the entry's own is unknown).
+QUERY_CONFIGS = (
+    "english", "spanish", "french", "german", "italian", "portuguese",
+    "russian", "turkish", "arabic", "hindi",
+)  # fmt: skip
+
+#: Schema version 3: the keyword index.
+SEARCH_MIGRATION = f"""
+CREATE FUNCTION unimem_ts_config(lang text) RETURNS regconfig
+LANGUAGE sql IMMUTABLE AS $$
+    SELECT (CASE split_part(coalesce(lang, ''), '-', 1)
+        WHEN 'en' THEN 'english' WHEN 'es' THEN 'spanish' WHEN 'fr' THEN 'french'
+        WHEN 'de' THEN 'german' WHEN 'it' THEN 'italian' WHEN 'pt' THEN 'portuguese'
+        WHEN 'ru' THEN 'russian' WHEN 'tr' THEN 'turkish' WHEN 'ar' THEN 'arabic'
+        WHEN 'hi' THEN 'hindi' ELSE 'simple' END)::regconfig
+$$;
+CREATE FUNCTION unimem_cjk_bigrams(t text) RETURNS text
+LANGUAGE sql IMMUTABLE AS $$
+    SELECT coalesce(string_agg(CASE WHEN length(r) = 1 THEN r ELSE
+        (SELECT string_agg(substr(r, i, 2), ' ') FROM generate_series(1, length(r) - 1) AS i)
+        END, ' '), '')
+    FROM (SELECT (regexp_matches(t, '{_CJK}', 'g'))[1] AS r) AS runs
+$$;
+CREATE FUNCTION unimem_search_vector(content text, lang text) RETURNS tsvector
+LANGUAGE sql IMMUTABLE AS $$
+    SELECT to_tsvector(unimem_ts_config(lang), words)
+        || to_tsvector('simple', translate(lower(words), '{_ACCENTED}', '{_PLAIN}'))
+        || to_tsvector('simple', unimem_cjk_bigrams(content))
+    FROM (SELECT regexp_replace(coalesce(content, ''), '{_CJK}', ' ', 'g') AS words) AS w
+$$;
+CREATE TABLE entry_search (
+    session_id text NOT NULL,
+    seq bigint NOT NULL,
+    user_id text NOT NULL,
+    ts timestamptz NOT NULL,
+    terms tsvector NOT NULL,
+    PRIMARY KEY (session_id, seq)
+);
+CREATE INDEX entry_search_terms ON entry_search USING gin (terms);
+CREATE INDEX entry_search_by_user ON entry_search (user_id, ts);
+CREATE FUNCTION unimem_entry_search() RETURNS trigger
+LANGUAGE plpgsql AS $$
+BEGIN
+    IF TG_OP = 'DELETE' THEN
+        DELETE FROM entry_search WHERE session_id = OLD.session_id AND seq = OLD.seq;
+        RETURN OLD;
+    END IF;
+    INSERT INTO entry_search (session_id, seq, user_id, ts, terms)
+    VALUES (NEW.session_id, NEW.seq, NEW.user_id, NEW.ts,
+            unimem_search_vector(NEW.data->>'content', NEW.data->>'language'))
+    ON CONFLICT (session_id, seq) DO UPDATE
+        SET user_id = EXCLUDED.user_id, ts = EXCLUDED.ts, terms = EXCLUDED.terms;
+    RETURN NEW;
+END
+$$;
+CREATE TRIGGER entries_search AFTER INSERT OR UPDATE OR DELETE ON entries
+    FOR EACH ROW EXECUTE FUNCTION unimem_entry_search();
+INSERT INTO entry_search (session_id, seq, user_id, ts, terms)
+    SELECT session_id, seq, user_id, ts,
+           unimem_search_vector(data->>'content', data->>'language') FROM entries;
+"""
+
+
+def _lexeme(term: str) -> str:
+    return "'" + term.replace("\\", "\\\\").replace("'", "''") + "'"
+
+
+def tsquery_text(terms: Sequence[str], *, prefix: bool) -> str:
+    """``to_tsquery`` input matching any of ``terms`` (longer ones as prefixes)."""
+    return " | ".join(
+        _lexeme(t) + (":*" if prefix and len(t) >= 5 else "") for t in dict.fromkeys(terms) if t
+    )
+
+
+class PostgresSearch:
+    """Mixin of :class:`~unimem.stores.postgres.PostgresStore`: keyword search."""
+
+    if TYPE_CHECKING:  # provided by PostgresStore
+
+        def _conn(self) -> AbstractAsyncContextManager[asyncpg.Connection]: ...
+
+    async def keyword_search(
+        self, user_id: str, terms: Sequence[str], *, filters: SearchFilters, limit: int
+    ) -> list[KeywordHit]:
+        """The user's entries matching any of ``terms``, best first (``ts_rank``)."""
+        wanted = [t for t in terms if t]
+        if not wanted or limit <= 0:
+            return []
+        stems = " || ".join(f"to_tsquery('{cfg}', $3)" for cfg in QUERY_CONFIGS)
+        where = ["s.user_id = $1", "s.terms @@ q.query"]
+        args: list[object] = [
+            user_id,
+            tsquery_text(wanted, prefix=True),
+            tsquery_text(wanted, prefix=False),
+        ]
+
+        def arg(value: object) -> str:
+            args.append(value)
+            return f"${len(args)}"
+
+        if filters.session_id is not None:
+            where.append(f"s.session_id = {arg(filters.session_id)}")
+        if filters.exclude_session is not None:
+            where.append(f"s.session_id <> {arg(filters.exclude_session)}")
+        if filters.since is not None:
+            where.append(f"s.ts >= {arg(filters.since)}")
+        if filters.until is not None:
+            where.append(f"s.ts < {arg(filters.until)}")
+        for field, values in (
+            ("mode", filters.modes),
+            ("language", filters.languages),
+            ("role", filters.roles),
+        ):
+            if values is not None:
+                where.append(f"(e.data->>'{field}') = ANY({arg(list(values))}::text[])")
+        sql = (
+            "SELECT e.data::text, ts_rank(s.terms, q.query) AS score "
+            f"FROM (SELECT to_tsquery('simple', $2) || {stems} AS query) AS q, "
+            "entry_search s JOIN entries e ON e.session_id = s.session_id AND e.seq = s.seq "
+            f"WHERE {' AND '.join(where)} ORDER BY score DESC, s.ts DESC LIMIT {arg(limit)}"
+        )
+        async with self._conn() as conn:
+            rows = await conn.fetch(sql, *args)
+        return [KeywordHit(entry_from_json(data), float(score)) for data, score in rows]

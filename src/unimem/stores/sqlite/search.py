@@ -1,0 +1,150 @@
+"""Keyword search of the SQLite store: an FTS5 table kept by triggers.
+
+Schema version 3 adds ``entry_search`` (one row per entry: its key) and the
+FTS5 table ``entry_terms`` (the entry's search terms, from
+:func:`unimem.recall.tokens.terms`, and its owner as one hashed token), and
+triggers on ``entries`` that insert, update and delete their rows in the
+statement that writes the entry: an entry is findable as soon as its append
+commits, and leaves the index when it is deleted or swept. The triggers call
+``unimem_terms``, a function the store registers on its connection (so the
+file is written only through :class:`~unimem.stores.sqlite.SQLiteStore`).
+
+FTS5 keeps a deleted row's terms in its index segments until they are merged:
+after a deletion the store merges them (``optimize``), and with
+``secure_delete`` on the freed pages are zeroed, so nothing of a deleted
+entry stays in the file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+from collections.abc import Sequence
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+from ...recall.hits import SearchFilters
+from ...recall.tokens import terms_text
+from ..rows import entry_from_json
+from ..search import KeywordHit
+
+__all__ = ["SEARCH_MIGRATION", "SQLiteSearch", "owner_token", "purge_deleted_terms", "register"]
+
+_CONTENT = "json_extract(new.data, '$.content')"
+_KEY = "session_id = {row}.session_id AND seq = {row}.seq"
+
+#: Schema version 3: the keyword index (single statements: triggers hold ``;``).
+SEARCH_MIGRATION: tuple[str, ...] = (
+    "CREATE TABLE entry_search (rid INTEGER PRIMARY KEY, session_id TEXT NOT NULL, "
+    "seq INTEGER NOT NULL, UNIQUE (session_id, seq))",
+    # terms and owner; the owner weighs nothing in the ranking (bm25 weight 0)
+    "CREATE VIRTUAL TABLE entry_terms USING fts5(terms, owner, tokenize = "
+    "\"unicode61 remove_diacritics 0 categories 'L* N* Co M*' tokenchars '.:'\")",
+    f"""CREATE TRIGGER entries_search_insert AFTER INSERT ON entries BEGIN
+        INSERT INTO entry_search (session_id, seq) VALUES (new.session_id, new.seq);
+        INSERT INTO entry_terms (rowid, terms, owner) VALUES (last_insert_rowid(),
+            unimem_terms({_CONTENT}), unimem_owner(new.user_id));
+    END""",
+    f"""CREATE TRIGGER entries_search_update AFTER UPDATE OF data ON entries BEGIN
+        UPDATE entry_terms SET terms = unimem_terms({_CONTENT})
+        WHERE rowid = (SELECT rid FROM entry_search WHERE {_KEY.format(row="new")});
+    END""",
+    f"""CREATE TRIGGER entries_search_delete AFTER DELETE ON entries BEGIN
+        DELETE FROM entry_terms
+        WHERE rowid = (SELECT rid FROM entry_search WHERE {_KEY.format(row="old")});
+        DELETE FROM entry_search WHERE {_KEY.format(row="old")};
+    END""",
+    # entries written before this version
+    "INSERT INTO entry_search (session_id, seq) SELECT session_id, seq FROM entries",
+    "INSERT INTO entry_terms (rowid, terms, owner) SELECT s.rid, "
+    "unimem_terms(json_extract(e.data, '$.content')), unimem_owner(e.user_id) "
+    "FROM entry_search s JOIN entries e ON e.session_id = s.session_id AND e.seq = s.seq",
+)
+
+
+def owner_token(user_id: str) -> str:
+    """The one FTS5 token that stands for ``user_id`` (a hash: ids hold ``-@``)."""
+    return "u" + hashlib.sha256(user_id.encode()).hexdigest()[:24]
+
+
+def _terms(content: object) -> str:
+    return terms_text(content) if isinstance(content, str) else ""
+
+
+def _owner(user_id: object) -> str:
+    return owner_token(user_id) if isinstance(user_id, str) else ""
+
+
+def register(db: sqlite3.Connection) -> None:
+    """Register the functions the index's triggers call on ``db``."""
+    db.create_function("unimem_terms", 1, _terms, deterministic=True)
+    db.create_function("unimem_owner", 1, _owner, deterministic=True)
+
+
+def purge_deleted_terms(db: sqlite3.Connection) -> None:
+    """Merge the FTS5 segments so deleted entries' terms leave the file."""
+    db.execute("INSERT INTO entry_terms (entry_terms) VALUES ('optimize')")
+
+
+def _phrase(term: str) -> str:
+    return '"' + term.replace('"', '""') + '"'
+
+
+def _us(value: datetime) -> int:
+    return int(value.timestamp() * 1_000_000)
+
+
+class SQLiteSearch:
+    """Mixin of :class:`~unimem.stores.sqlite.SQLiteStore`: keyword search."""
+
+    if TYPE_CHECKING:  # provided by SQLiteStore
+
+        def _conn(self) -> sqlite3.Connection: ...
+
+    async def keyword_search(
+        self, user_id: str, terms: Sequence[str], *, filters: SearchFilters, limit: int
+    ) -> list[KeywordHit]:
+        """The user's entries matching any of ``terms``, best first (FTS5 bm25)."""
+        wanted = [t for t in dict.fromkeys(terms) if t]
+        if not wanted or limit <= 0:
+            return []
+        anyof = " OR ".join(map(_phrase, wanted))
+        match = f"owner : {_phrase(owner_token(user_id))} AND terms : ({anyof})"
+        where = ["entry_terms MATCH ?", "e.user_id = ?"]
+        args: list[object] = [match, user_id]
+        if filters.session_id is not None:
+            where.append("e.session_id = ?")
+            args.append(filters.session_id)
+        if filters.exclude_session is not None:
+            where.append("e.session_id != ?")
+            args.append(filters.exclude_session)
+        if filters.since is not None:
+            where.append("e.ts_us >= ?")
+            args.append(_us(filters.since))
+        if filters.until is not None:
+            where.append("e.ts_us < ?")
+            args.append(_us(filters.until))
+        for field, values in (
+            ("mode", filters.modes),
+            ("language", filters.languages),
+            ("role", filters.roles),
+        ):
+            if values is not None:
+                where.append(
+                    f"json_extract(e.data, '$.{field}') IN ({', '.join('?' * len(values))})"
+                    if values
+                    else "0"
+                )
+                args.extend(values)
+        rows = (
+            self._conn()
+            .execute(
+                "SELECT e.data, bm25(entry_terms, 1.0, 0.0) AS rank FROM entry_terms "
+                "JOIN entry_search s ON s.rid = entry_terms.rowid "
+                "JOIN entries e ON e.session_id = s.session_id AND e.seq = s.seq "
+                f"WHERE {' AND '.join(where)} ORDER BY rank LIMIT ?",
+                (*args, limit),
+            )
+            .fetchall()
+        )
+        return [KeywordHit(entry_from_json(data), -rank) for data, rank in rows]

@@ -1,0 +1,101 @@
+"""Backend specifics of the keyword index: migrations index what was stored
+before them, the owner token, the tokenizer's terms in each index."""
+
+import sqlite3
+from datetime import UTC, datetime
+from pathlib import Path
+
+import asyncpg
+
+from backends import PG_URL, drop_schema, fresh_name, pg_store
+from unimem import MemoryEntry, UnifiedMemoryService
+from unimem.recall import SearchFilters
+from unimem.stores import SQLiteStore
+from unimem.stores.postgres import PostgresStore
+from unimem.stores.postgres.migrations import apply_migrations
+from unimem.stores.sqlite.search import owner_token
+from unimem.stores.sqlite.store import MIGRATIONS
+
+
+def _entry(content: str, **kw: str) -> MemoryEntry:
+    """An entry as an earlier version stored it."""
+    return MemoryEntry(
+        id="e1", session_id="s1", user_id="u1", role="user", content=content,
+        timestamp=datetime.now(UTC), seq=1, **kw,
+    )  # fmt: skip
+
+
+async def test_sqlite_migration_indexes_entries_stored_before_it(tmp_path: Path):
+    path = tmp_path / "v2.db"
+    stored = _entry("my lisinopril dose")
+    db = sqlite3.connect(path)
+    db.execute("CREATE TABLE unimem_migrations (version INTEGER PRIMARY KEY, applied_at TEXT)")
+    for version, sql in MIGRATIONS[:2]:
+        statements = sql.split(";") if isinstance(sql, str) else sql
+        for statement in filter(str.strip, statements):
+            db.execute(statement)
+        db.execute("INSERT INTO unimem_migrations (version) VALUES (?)", (version,))
+    db.execute(
+        "INSERT INTO entries (session_id, seq, id, user_id, ts_us, data) VALUES (?, ?, ?, ?, ?, ?)",
+        ("s1", 1, "e1", "u1", 1, stored.model_dump_json()),
+    )
+    db.commit()
+    db.close()
+    store = SQLiteStore(path)
+    await store.setup()
+    try:
+        [hit] = await store.keyword_search("u1", ["lisinopril"], filters=SearchFilters(), limit=5)
+        assert hit.entry.content == "my lisinopril dose"
+        assert (
+            await store.keyword_search("u2", ["lisinopril"], filters=SearchFilters(), limit=5) == []
+        )
+    finally:
+        await store.aclose()
+
+
+def test_the_owner_token_is_one_fts_token_for_any_id():
+    for uid in ("alice", "a-b@c.d", "x:y_z", "ü"):
+        token = owner_token(uid)
+        assert token.isalnum() and token.isascii() and len(token) == 25
+    assert owner_token("a") != owner_token("b")
+
+
+async def test_postgres_migration_indexes_entries_stored_before_it(tmp_path: Path):
+    schema = fresh_name("pg-search-upgrade", "m")
+    conn = await asyncpg.connect(PG_URL)
+    try:
+        await conn.execute(f'CREATE SCHEMA "{schema}"')
+        await conn.execute(f'SET search_path TO "{schema}"')
+        await apply_migrations(conn, target=2)
+        stored = _entry("昨天头痛得厉害", language="zh")
+        await conn.execute(
+            "INSERT INTO entries (session_id, seq, id, user_id, ts, data) "
+            "VALUES ('s1', 1, 'e1', 'u1', $1, $2::json)",
+            stored.timestamp,
+            stored.model_dump_json(),
+        )
+    finally:
+        await conn.close()
+    store = PostgresStore(PG_URL, schema=schema)
+    await store.setup()
+    try:
+        [hit] = await store.keyword_search("u1", ["头痛"], filters=SearchFilters(), limit=5)
+        assert hit.entry.id == "e1"
+    finally:
+        await store.aclose()
+        await drop_schema(PG_URL, schema)
+
+
+async def test_postgres_index_rows_follow_the_entries(tmp_path: Path):
+    store = await pg_store("pg-search-rows")
+    async with UnifiedMemoryService(store) as svc:
+        await svc.add_entry("s1", {"role": "user", "content": "warfarin three mg"}, user_id="u1")
+        await svc.add_entry("s2", {"role": "user", "content": "warfarin five mg"}, user_id="u1")
+        async with store._conn() as conn:
+            assert await conn.fetchval("SELECT count(*) FROM entry_search") == 2
+        await svc.delete_user_memory("u1", "session", session_id="s1")
+        async with store._conn() as conn:
+            assert await conn.fetchval("SELECT count(*) FROM entry_search") == 1
+        await svc.delete_user_memory("u1", "all")
+        async with store._conn() as conn:
+            assert await conn.fetchval("SELECT count(*) FROM entry_search") == 0
