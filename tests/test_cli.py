@@ -20,7 +20,7 @@ from unimem.cli import main
 from unimem.server.auth import Authenticator
 
 DELETE_BOB_S1 = ["delete", "--user", "bob", "--scope", "session", "--session-id", "s1", "-y"]
-COMMANDS = ["serve", "migrate", "sweep", "export", "delete", "token", "mcp"]
+COMMANDS = ["serve", "migrate", "sweep", "export", "search", "delete", "token", "mcp"]
 
 
 def _db(tmp_path: Path) -> str:

@@ -129,6 +129,7 @@ def test_client_has_the_service_methods_with_the_same_signatures() -> None:
         "update_settings",
         "delete_user_memory",
         "export_user_memory",
+        "search_memory",
     ]
     for name in shared:
         client_params = inspect.signature(getattr(MemoryClient, name)).parameters

@@ -99,3 +99,19 @@ async def test_postgres_index_rows_follow_the_entries(tmp_path: Path):
         await svc.delete_user_memory("u1", "all")
         async with store._conn() as conn:
             assert await conn.fetchval("SELECT count(*) FROM entry_search") == 0
+
+
+async def test_content_encrypted_at_rest_is_not_searched_and_never_recalled_sealed(
+    tmp_path: Path,
+):
+    from unimem.privacy.crypto import generate_key, load_keyring
+
+    service = UnifiedMemoryService(SQLiteStore(tmp_path / "e.db"))
+    service.use_encryption(load_keyring({"UNIMEM_ENCRYPTION_KEYS": generate_key("k1")}))
+    async with service:
+        await service.add_entry("s1", {"role": "user", "content": "my insulin dose"}, "u1")
+        # the index holds the sealed text ("enc:v1:..."): even its own words find nothing
+        for query in ("insulin", "enc v1"):
+            assert await service.search_memory(query, user_id="u1") == []
+        context = await service.build_llm_context("s2", "insulin enc v1", user_id="u1")
+        assert "enc:" not in str(context)

@@ -30,6 +30,7 @@ from .models import (
     SessionInfo,
     SwitchTrigger,
 )
+from .recall.hits import MemoryHit
 from .service import UnifiedMemoryService
 from .settings import Settings
 
@@ -47,6 +48,7 @@ __all__ = [
     "MemoryConfig",
     "MemoryEntry",
     "MemoryEvent",
+    "MemoryHit",
     "MemorySettings",
     "Mode",
     "NotFoundError",

@@ -14,6 +14,7 @@ import json
 import os
 import sys
 from collections.abc import Awaitable, Callable, Coroutine
+from datetime import UTC, datetime
 from functools import wraps
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
@@ -24,6 +25,7 @@ from . import __version__
 from .errors import UnimemError
 
 if TYPE_CHECKING:
+    from .recall.hits import MemoryHit
     from .service import UnifiedMemoryService
     from .settings import Settings
 
@@ -368,6 +370,47 @@ def export(user: str, database_url: str | None, output: Path | None) -> None:
         fh.write("}\n")
     counts = ", ".join(f"{len(data[k])} {k}" for k in sections)
     click.echo(f"exported {counts} to {output}", err=True)
+
+
+@main.command()
+@click.option("--user", required=True, help="User whose memory to search.")
+@click.option("-k", "k", default=10, show_default=True, type=click.IntRange(1, 100))
+@click.option("--session-id", help="Only this session.")
+@click.option("--since", type=click.DateTime(), help="Only turns from this time (UTC).")
+@click.option("--until", type=click.DateTime(), help="Only turns before this time (UTC).")
+@click.option("--json", "as_json", is_flag=True, help="Print the hits as JSON.")
+@click.option("--database-url", help=_DB_HELP)
+@click.argument("query")
+@_fail_cleanly
+def search(
+    user: str,
+    k: int,
+    session_id: str | None,
+    since: datetime | None,
+    until: datetime | None,
+    as_json: bool,
+    database_url: str | None,
+    query: str,
+) -> None:
+    """Search a user's memory across every session, best hit first."""
+    from .recall.block import format_hit
+
+    since, until = (t.replace(tzinfo=UTC) if t is not None else None for t in (since, until))
+
+    async def go() -> list[MemoryHit]:
+        async with _open_service(database_url) as service:
+            return await service.search_memory(
+                query, user_id=user, k=k, session_id=session_id, since=since, until=until
+            )
+
+    hits = _run(go())
+    if as_json:
+        click.echo(json.dumps([h.model_dump(mode="json") for h in hits], ensure_ascii=False))
+        return
+    for hit in hits:
+        click.echo(f"{format_hit(hit)}  ({hit.session_id or '-'}, {hit.score:.4f})")
+    if not hits:
+        click.echo("nothing found", err=True)
 
 
 @main.command()

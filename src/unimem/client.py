@@ -14,6 +14,7 @@ Server errors are raised as the same :mod:`unimem.errors` classes.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from datetime import datetime
 from types import TracebackType
 from typing import Any, Self, TypeVar
 
@@ -43,6 +44,7 @@ from .models import (
     SessionInfo,
     SwitchTrigger,
 )
+from .recall.hits import MemoryHit
 
 __all__ = ["MemoryClient"]
 
@@ -61,6 +63,9 @@ def _error_classes() -> dict[str, type[UnimemError]]:
         classes.setdefault(cls.code, cls)
         pending.extend(cls.__subclasses__())
     return classes
+
+
+_HITS = TypeAdapter(list[MemoryHit])
 
 
 def _value(value: Any) -> Any:
@@ -459,6 +464,35 @@ class MemoryClient:
         self._user(user_id)
         response = await self._request("GET", "/v1/me/audit", params={"limit": limit})
         return _AUDIT.validate_json(response.content)
+
+    async def search_memory(
+        self,
+        query: str,
+        *,
+        user_id: str | None = None,
+        k: int = 10,
+        session_id: str | None = None,
+        since: datetime | None = None,
+        until: datetime | None = None,
+        modes: Sequence[str] | None = None,
+        languages: Sequence[str] | None = None,
+        kinds: Sequence[str] | None = None,
+    ) -> list[MemoryHit]:
+        """Search the user's memory across sessions; see
+        :meth:`UnifiedMemoryService.search_memory`."""
+        self._user(user_id)
+        params = {
+            "q": query,
+            "k": k,
+            "session_id": session_id,
+            "since": since.isoformat() if since is not None else None,
+            "until": until.isoformat() if until is not None else None,
+            "modes": [_value(m) for m in modes] if modes is not None else None,
+            "languages": list(languages) if languages is not None else None,
+            "kinds": list(kinds) if kinds is not None else None,
+        }
+        response = await self._request("GET", "/v1/me/search", params=params)
+        return _HITS.validate_python(response.json()["hits"])
 
     async def export_user_memory(self, user_id: str | None) -> dict[str, Any]:
         """Everything stored about the user, as JSON data."""

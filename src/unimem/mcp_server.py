@@ -10,6 +10,7 @@ modes. Built on the low-level ``mcp.server.Server`` of mcp 2.x.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from datetime import datetime
 from typing import Any, Literal
 
 import mcp_types as types
@@ -102,6 +103,19 @@ class PinEntryArgs(_Args):
     entry_id: str = Field(pattern=_ID, description="the message's id (from get_history)")
 
 
+class SearchArgs(_Args):
+    """Search the user's memory across all conversations."""
+
+    query: str = Field(min_length=1, max_length=4096, description="what to find, any language")
+    k: int = Field(default=10, ge=1, le=100, description="how many hits")
+    session_id: str | None = Field(default=None, pattern=_ID, description="only this session")
+    since: datetime | None = Field(default=None, description="only turns from this time")
+    until: datetime | None = Field(default=None, description="only turns before this time")
+    modes: list[Mode] | None = Field(default=None, description="only these modes")
+    languages: list[str] | None = Field(default=None, description="ISO 639 codes")
+    kinds: list[Literal["entry", "fact", "summary"]] | None = None
+
+
 Handler = Callable[[UnifiedMemoryService, str, Any], Awaitable[Any]]
 
 
@@ -157,6 +171,21 @@ async def _pin_entry(service: UnifiedMemoryService, user: str, a: PinEntryArgs) 
     return fact.model_dump(mode="json")
 
 
+async def _search(service: UnifiedMemoryService, user: str, a: SearchArgs) -> Any:
+    hits = await service.search_memory(
+        a.query,
+        user_id=user,
+        k=a.k,
+        session_id=a.session_id,
+        since=a.since,
+        until=a.until,
+        modes=[m.value for m in a.modes] if a.modes is not None else None,
+        languages=a.languages,
+        kinds=a.kinds,
+    )
+    return {"hits": [h.model_dump(mode="json") for h in hits]}
+
+
 #: name -> (arguments model, handler, description)
 TOOLS: dict[str, tuple[type[_Args], Handler, str]] = {
     "add_entry": (AddEntryArgs, _add, "Store one message (voice or text) in a conversation."),
@@ -167,6 +196,12 @@ TOOLS: dict[str, tuple[type[_Args], Handler, str]] = {
     ),
     "get_history": (HistoryArgs, _history, "Messages of a conversation, oldest first."),
     "list_sessions": (ListArgs, _list, "The user's conversations, most recently active first."),
+    "search_memory": (
+        SearchArgs,
+        _search,
+        "Find what the user said in any earlier conversation (dated turns, pinned facts, "
+        "summaries), best first.",
+    ),
     "delete_memory": (
         DeleteArgs,
         _delete,

@@ -27,6 +27,7 @@ from ..models import (
     SessionInfo,
     Summary,
 )
+from ..recall.hits import SearchFilters
 from ..stores.contracts import (
     AppendResult,
     ContextSnapshot,
@@ -36,6 +37,7 @@ from ..stores.contracts import (
     SessionTtlStore,
     SettingsGuard,
 )
+from ..stores.search import KeywordHit
 from .crypto import PREFIX, Keyring
 
 __all__ = ["EncryptedStore"]
@@ -205,6 +207,13 @@ class EncryptedStore:
 
     async def delete_entry(self, session_id: str, entry_id: str) -> bool:
         return await self.inner.delete_entry(session_id, entry_id)
+
+    async def keyword_search(
+        self, user_id: str, terms: Sequence[str], *, filters: SearchFilters, limit: int
+    ) -> list[KeywordHit]:
+        """Nothing: the store's keyword index holds the sealed text, which no
+        search term matches (content encrypted at rest is not searchable)."""
+        return []
 
     async def recent_user_entries(
         self, user_id: str, *, since: datetime, exclude_session: str | None, limit: int
