@@ -398,7 +398,7 @@ def search(
     since, until = (t.replace(tzinfo=UTC) if t is not None else None for t in (since, until))
 
     async def go() -> list[MemoryHit]:
-        async with _open_service(database_url) as service:
+        async with _open_service(_settings(database_url)) as service:
             return await service.search_memory(
                 query, user_id=user, k=k, session_id=session_id, since=since, until=until
             )
