@@ -290,8 +290,8 @@ class RecallOperations:
 
     def _context_recall(self, user_id: str, session_id: str, limit: int) -> RecallHook:
         """The recall of ``build_llm_context`` for a session of ``user_id``: the
-        turns of the user's other sessions and their summaries (the pinned
-        facts are in the context already), up to ``limit`` hits."""
+        turns of the user's other sessions (the pinned facts are in the context
+        already), up to ``limit`` hits."""
 
         async def recall(query: str, recent: Sequence[str]) -> tuple[list[MemoryHit], list[str]]:
             settings = await self._settings_of(user_id)
@@ -303,7 +303,7 @@ class RecallOperations:
                 query=build_query(query, recent),
                 settings=settings,
                 filters=SearchFilters(exclude_session=session_id),
-                kinds=("entry", "summary"),
+                kinds=("entry",),
                 k=limit,
                 now=utcnow(),
             )

@@ -43,7 +43,11 @@ async def test_an_entry_is_found_by_keyword_as_soon_as_it_is_stored(service):
     stored = await say(service, "s1", "The cardiologist raised my lisinopril to 20 mg")
     await say(service, "s2", "it is raining again today")
     [hit] = await service.search_memory("lisinopril dose", user_id="alice")
-    assert hit.kind == "entry" and hit.entry == stored
+    assert hit.kind == "entry" and hit.entry is not None
+    # as stored (a degradation the cache layer reported on the write is not stored)
+    assert hit.entry.model_dump(exclude={"degradations"}) == stored.model_dump(
+        exclude={"degradations"}
+    )
     assert hit.session_id == "s1" and hit.id == stored.id and hit.timestamp == stored.timestamp
     assert hit.snippet == stored.content and hit.score > 0 and hit.matched_by == ["keyword"]
 

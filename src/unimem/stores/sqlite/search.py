@@ -110,7 +110,7 @@ class SQLiteSearch:
             return []
         anyof = " OR ".join(map(_phrase, wanted))
         match = f"owner : {_phrase(owner_token(user_id))} AND terms : ({anyof})"
-        where = ["entry_terms MATCH ?", "e.user_id = ?"]
+        where = ["e.user_id = ?"]
         args: list[object] = [match, user_id]
         if filters.session_id is not None:
             where.append("e.session_id = ?")
@@ -139,10 +139,14 @@ class SQLiteSearch:
         rows = (
             self._conn()
             .execute(
-                "SELECT e.data, bm25(entry_terms, 1.0, 0.0) AS rank FROM entry_terms "
-                "JOIN entry_search s ON s.rid = entry_terms.rowid "
+                # the full-text match first (the owner's token narrows it to the
+                # user), then the filters on the rows it found
+                "WITH found AS MATERIALIZED (SELECT rowid AS rid, bm25(entry_terms, 1.0, 0.0) "
+                "AS rank FROM entry_terms WHERE entry_terms MATCH ?) "
+                "SELECT e.data, found.rank FROM found "
+                "JOIN entry_search s ON s.rid = found.rid "
                 "JOIN entries e ON e.session_id = s.session_id AND e.seq = s.seq "
-                f"WHERE {' AND '.join(where)} ORDER BY rank LIMIT ?",
+                f"WHERE {' AND '.join(where)} ORDER BY found.rank LIMIT ?",
                 (*args, limit),
             )
             .fetchall()

@@ -1,0 +1,235 @@
+"""Long-term recall: search and context cost by history size, index size, append cost.
+
+Usage: python bench/bench_recall.py [--sizes 1000,10000,100000] [--stores memory,sqlite,postgres]
+       [--ops 100]
+
+For each store and size N, one user gets N entries (patient-style sentences
+from the recall evaluation set, spread over N/20 sessions), written with
+``append_entry`` (the keyword index is kept by the store in the same write).
+Then, side by side in one run:
+
+- ``search_memory`` p50/p99 (ms) over questions of the evaluation set;
+- ``build_llm_context`` with recall in a new session, 2,000 tokens, p50/p99 (ms);
+- ``append`` p50 (µs) of one more entry at that size, with the index on, and
+  for SQLite the same append with the index's triggers dropped (the cost of
+  indexing on the write path);
+- bytes per entry of the keyword index (SQLite: the index tables' pages;
+  PostgreSQL: ``pg_total_relation_size('entry_search')``).
+
+PostgreSQL runs in a scratch schema of ``UNIMEM_TEST_DATABASE_URL`` (default
+the loopback test database), dropped at the end.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import sqlite3
+import statistics
+import tempfile
+import time
+import uuid
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import asyncpg
+
+from unimem import MemoryEntry, UnifiedMemoryService
+from unimem.ids import new_id
+from unimem.stores import InMemoryStore, SQLiteStore
+from unimem.stores.base import DurableStore
+from unimem.stores.postgres import PostgresStore
+
+ROOT = Path(__file__).resolve().parent.parent
+DATA = ROOT / "tests" / "data" / "recall" / "recall_eval.json"
+PG_URL = os.environ.get("UNIMEM_TEST_DATABASE_URL", "postgresql://postgres@127.0.0.1:5432/test")
+
+
+def pct(samples: list[float], q: float) -> float:
+    ordered = sorted(samples)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def corpus() -> tuple[list[tuple[str, str]], list[str]]:
+    data = json.loads(DATA.read_text())
+    turns = [
+        (t["content"], t["language"])
+        for u in data["users"]
+        for s in u["sessions"]
+        for t in s["turns"]
+        if t["role"] == "user"
+    ]
+    questions = [q["question"] for u in data["users"] for q in u["questions"]]
+    return turns, questions
+
+
+async def fill(store: DurableStore, n: int, turns: list[tuple[str, str]]) -> None:
+    rng = random.Random(7)
+    start = datetime(2025, 1, 1, tzinfo=UTC)
+    per_session = 20
+    for i in range(n):
+        text, language = rng.choice(turns)
+        entry = MemoryEntry(
+            id=new_id(),
+            session_id=f"s{i // per_session:06d}",
+            user_id="bench",
+            role="user",
+            content=f"{text} ({i})",
+            language=language,
+            timestamp=start + timedelta(minutes=7 * i),
+        )
+        await store.append_entry(entry)
+
+
+async def timed(fn: Any, ops: int) -> list[float]:
+    samples = []
+    for i in range(ops):
+        t0 = time.perf_counter()
+        await fn(i)
+        samples.append((time.perf_counter() - t0) * 1e3)
+    return samples
+
+
+async def measure(
+    service: UnifiedMemoryService, questions: list[str], ops: int
+) -> dict[str, float]:
+    await service.search_memory(questions[0], user_id="bench")  # warm
+    search = await timed(
+        lambda i: service.search_memory(questions[i % len(questions)], user_id="bench"), ops
+    )
+
+    async def context(i: int) -> None:
+        await service.build_llm_context(
+            f"new-{uuid.uuid4().hex[:8]}",
+            questions[i % len(questions)],
+            user_id="bench",
+            max_tokens=2000,
+        )
+
+    ctx = await timed(context, max(10, ops // 2))
+    store = service.store
+    append = await timed(
+        lambda i: store.append_entry(
+            MemoryEntry(
+                id=new_id(),
+                session_id="append",
+                user_id="bench",
+                role="user",
+                content="the cardiologist changed my lisinopril dose",
+                timestamp=datetime.now(UTC),
+            )
+        ),
+        ops,
+    )
+    return {
+        "search_p50_ms": statistics.median(search),
+        "search_p99_ms": pct(search, 0.99),
+        "context_p50_ms": statistics.median(ctx),
+        "context_p99_ms": pct(ctx, 0.99),
+        "append_p50_us": statistics.median(append) * 1e3,
+    }
+
+
+def sqlite_index_bytes(path: Path, n: int) -> float:
+    db = sqlite3.connect(path)
+    try:
+        rows = db.execute(
+            "SELECT name, SUM(pgsize) FROM dbstat WHERE name LIKE 'entry_search%' "
+            "OR name LIKE 'entry_terms%' OR name LIKE 'sqlite_autoindex_entry_search%' "
+            "GROUP BY name"
+        ).fetchall()
+    except sqlite3.OperationalError:  # dbstat not compiled in
+        return float("nan")
+    finally:
+        db.close()
+    return sum(size for _, size in rows) / n
+
+
+async def sqlite_append_without_index(path: Path, ops: int) -> float:
+    db = sqlite3.connect(path)
+    for trigger in ("entries_search_insert", "entries_search_update", "entries_search_delete"):
+        db.execute(f"DROP TRIGGER IF EXISTS {trigger}")
+    db.commit()
+    db.close()
+    store = SQLiteStore(path)
+    await store.setup()
+    try:
+        samples = await timed(
+            lambda i: store.append_entry(
+                MemoryEntry(
+                    id=new_id(),
+                    session_id="append2",
+                    user_id="bench",
+                    role="user",
+                    content="the cardiologist changed my lisinopril dose",
+                    timestamp=datetime.now(UTC),
+                )
+            ),
+            ops,
+        )
+    finally:
+        await store.aclose()
+    return statistics.median(samples) * 1e3
+
+
+async def run(kind: str, n: int, ops: int, tmp: Path) -> dict[str, float]:
+    turns, questions = corpus()
+    schema = None
+    if kind == "memory":
+        store: DurableStore = InMemoryStore()
+    elif kind == "sqlite":
+        store = SQLiteStore(tmp / f"bench-{n}.db")
+    else:
+        schema = f"bench_recall_{uuid.uuid4().hex[:8]}"
+        store = PostgresStore(PG_URL, schema=schema)
+    try:
+        async with UnifiedMemoryService(store) as service:
+            t0 = time.perf_counter()
+            await fill(store, n, turns)
+            fill_s = time.perf_counter() - t0
+            row = await measure(service, questions, ops)
+            row["fill_us_per_entry"] = fill_s / n * 1e6
+            if kind == "postgres":
+                assert isinstance(store, PostgresStore)
+                conn = await asyncpg.connect(PG_URL)
+                try:
+                    size = await conn.fetchval(
+                        f"SELECT pg_total_relation_size('\"{schema}\".entry_search')"
+                    )
+                finally:
+                    await conn.close()
+                row["index_bytes_per_entry"] = size / n
+        if kind == "sqlite":
+            path = tmp / f"bench-{n}.db"
+            row["index_bytes_per_entry"] = sqlite_index_bytes(path, n)
+            row["append_no_index_p50_us"] = await sqlite_append_without_index(path, ops)
+        return row
+    finally:
+        if schema is not None:
+            conn = await asyncpg.connect(PG_URL)
+            try:
+                await conn.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
+            finally:
+                await conn.close()
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="1000,10000,100000")
+    parser.add_argument("--stores", default="memory,sqlite,postgres")
+    parser.add_argument("--ops", type=int, default=100)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as folder:
+        for kind in args.stores.split(","):
+            for n in (int(s) for s in args.sizes.split(",")):
+                row = await run(kind, n, args.ops, Path(folder))
+                cells = "  ".join(f"{k}={v:.2f}" for k, v in row.items())
+                print(f"{kind:8s} n={n:<7d} {cells}", flush=True)
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
