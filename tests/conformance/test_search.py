@@ -152,6 +152,13 @@ async def test_deleted_entries_leave_the_index(service, scope):
     assert left == ([] if scope == "all" else ["old note about ibuprofen"])
 
 
+async def test_one_deleted_message_leaves_the_index(service):
+    gone = await say(service, "s1", "a note about codeine")
+    await say(service, "s1", "another note about codeine")
+    assert await service.delete_entry("s1", gone.id, user_id="alice")
+    assert await found(service, "codeine") == ["another note about codeine"]
+
+
 async def test_swept_entries_leave_the_index(service):
     await service.update_settings("alice", {"retention_days": 2})
     await say(service, "s1", "expired gabapentin note", at=NOW - 5 * DAY)

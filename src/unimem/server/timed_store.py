@@ -17,6 +17,7 @@ from ..models import (
     SessionInfo,
     Summary,
 )
+from ..recall.hits import SearchFilters
 from ..stores.contracts import (
     AppendResult,
     ContextSnapshot,
@@ -26,6 +27,7 @@ from ..stores.contracts import (
     SessionTtlStore,
     SettingsGuard,
 )
+from ..stores.search import KeywordHit, keyword_search_of
 from .metrics import Metrics
 
 __all__ = ["TimedStore"]
@@ -206,3 +208,16 @@ class TimedStore:
         if not isinstance(self.inner, SessionTtlStore):
             return False
         return await self._timed("extend_ttl", self.inner.extend_ttl(session_id))
+
+    async def keyword_search(
+        self, user_id: str, terms: Sequence[str], *, filters: SearchFilters, limit: int
+    ) -> list[KeywordHit]:
+        """The wrapped store's keyword search (:class:`KeywordSearch`); nothing
+        when it has none."""
+        searcher = keyword_search_of(self.inner)
+        if searcher is None:
+            return []
+        return await self._timed(
+            "keyword_search",
+            searcher.keyword_search(user_id, terms, filters=filters, limit=limit),
+        )
