@@ -385,6 +385,8 @@ test("with auth on, the page asks for a token and then works with it", async () 
   const page = await context.newPage();
   page.setDefaultTimeout(TIMEOUT);
   const authSession = `${sessionId}-auth`;
+  const sockets = [];
+  page.on("websocket", (ws) => sockets.push(ws.url()));
   await page.goto(`${AUTH_URL}/?session=${authSession}`);
   await page.getByRole("heading", { name: "Sign in" }).waitFor();
   await shot(page, "10-sign-in");
@@ -400,6 +402,9 @@ test("with auth on, the page asks for a token and then works with it", async () 
   await page.getByRole("heading", { name: "Sign in" }).waitFor({ state: "detached" });
   await page.getByTestId("live-status").filter({ hasText: "Live" }).waitFor();
   await page.getByRole("button", { name: "Sign out" }).waitFor();
+  // Live with the token, which never went into a socket's URL (it rides in Sec-WebSocket-Protocol).
+  assert.ok(sockets.length > 0);
+  for (const url of sockets) assert.ok(!url.includes("token") && !url.includes(TOKEN.slice(-16)), url);
   await sendText(page, "signed in and typing");
 
   const history = `${AUTH_URL}/v1/sessions/${authSession}/history`;

@@ -177,7 +177,8 @@ describe("App", () => {
     await waitFor(() => expect(server.entries).toHaveLength(1));
     expect(fetchSpy).toHaveBeenCalled();
     expect(server.count("POST", "/v1/sessions/app-test/entries")[0]?.headers.Authorization).toBe("Bearer tok-123");
-    expect(FakeWebSocket.last().url).toContain("token=tok-123");
+    expect(FakeWebSocket.last().url).not.toContain("tok-123");
+    expect(FakeWebSocket.last().protocols).toEqual(["unimem.v1", "bearer.tok-123"]);
     expect(screen.queryByRole("heading", { name: "Sign in" })).not.toBeInTheDocument();
   });
 });

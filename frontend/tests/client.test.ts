@@ -65,14 +65,14 @@ describe("ApiClient", () => {
     ]);
   });
 
-  it("builds the live socket URL on ws(s) with the token as a query parameter", () => {
-    const client = new ApiClient({ getToken: () => "t0k" });
-    expect(client.liveUrl("s 1", "https://mem.example/app/")).toBe(
-      "wss://mem.example/v1/sessions/s%201/live?token=t0k",
-    );
+  it("builds the live socket URL on ws(s) without the token, which goes as a subprotocol", () => {
+    const client = new ApiClient({ getToken: () => "a.b-c_d" });
+    expect(client.liveUrl("s 1", "https://mem.example/app/")).toBe("wss://mem.example/v1/sessions/s%201/live");
+    expect(client.liveProtocols()).toEqual(["unimem.v1", "bearer.a.b-c_d"]);
     expect(new ApiClient().liveUrl("s1", "http://127.0.0.1:8000/")).toBe(
       "ws://127.0.0.1:8000/v1/sessions/s1/live",
     );
+    expect(new ApiClient().liveProtocols()).toEqual(["unimem.v1"]);
   });
 });
 

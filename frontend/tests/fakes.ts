@@ -246,6 +246,7 @@ export class FakeWebSocket {
   }
 
   readonly url: string;
+  readonly protocols: string[];
   readyState = 0;
   sent: string[] = [];
   onopen: ((event: Event) => void) | null = null;
@@ -253,8 +254,9 @@ export class FakeWebSocket {
   onclose: ((event: CloseEvent) => void) | null = null;
   onerror: ((event: Event) => void) | null = null;
 
-  constructor(url: string) {
+  constructor(url: string, protocols?: string | string[]) {
     this.url = url;
+    this.protocols = protocols === undefined ? [] : typeof protocols === "string" ? [protocols] : protocols;
     FakeWebSocket.instances.push(this);
   }
 

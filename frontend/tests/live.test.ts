@@ -63,6 +63,41 @@ describe("connectLive", () => {
     expect(FakeWebSocket.instances).toHaveLength(1);
   });
 
+  it("offers the subprotocols it is given on every connect", () => {
+    let token = "one";
+    connectLive({
+      url: () => "ws://x/v1/sessions/s1/live",
+      protocols: () => ["unimem.v1", `bearer.${token}`],
+      onMessage: () => {},
+      onStatus: () => {},
+      WebSocketImpl: asWebSocket,
+    });
+    expect(FakeWebSocket.last().protocols).toEqual(["unimem.v1", "bearer.one"]);
+    token = "two";
+    FakeWebSocket.last().drop(1006);
+    vi.advanceTimersByTime(60_000);
+    expect(FakeWebSocket.last().protocols).toEqual(["unimem.v1", "bearer.two"]);
+    expect(FakeWebSocket.last().url).toBe("ws://x/v1/sessions/s1/live");
+  });
+
+  it("reports unauthorized, without retrying, when the token cannot be a subprotocol", () => {
+    const statuses: LiveStatus[] = [];
+    class Refusing {
+      constructor() {
+        throw new DOMException("The subprotocol 'bearer.a b' is invalid.", "SyntaxError");
+      }
+    }
+    connectLive({
+      url: () => "ws://x",
+      protocols: () => ["unimem.v1", "bearer.a b"],
+      onMessage: () => {},
+      onStatus: (s) => statuses.push(s),
+      WebSocketImpl: Refusing as unknown as typeof WebSocket,
+    });
+    vi.advanceTimersByTime(60_000);
+    expect(statuses).toEqual(["connecting", "unauthorized"]);
+  });
+
   it("does not reconnect after close()", () => {
     const conn = connectLive({ url: () => "ws://x", onMessage: () => {}, onStatus: () => {}, WebSocketImpl: asWebSocket });
     const ws = FakeWebSocket.last();

@@ -30,6 +30,9 @@ import type {
 } from "./models";
 import type { paths } from "./schema";
 
+/** The live WebSocket's subprotocol. */
+export const LIVE_SUBPROTOCOL = "unimem.v1";
+
 /** One Server-Sent Events block (`event: x` / `data: {...}` lines); null if it has no data. */
 export function parseSseBlock(block: string): { event: string; data: Record<string, unknown> } | null {
   let event = "message";
@@ -311,15 +314,21 @@ export class ApiClient {
     return ok(this.http.GET("/v1/me/export", { parseAs: "blob" }));
   }
 
-  /**
-   * The live WebSocket URL of a session. Browsers cannot set headers on a
-   * WebSocket, so the token travels as a query parameter.
-   */
+  /** The live WebSocket URL of a session (no credentials: see `liveProtocols`). */
   liveUrl(sessionId: string, origin: string = globalThis.location?.href ?? ""): string {
     const url = new URL(`${this.baseUrl}/v1/sessions/${encodeURIComponent(sessionId)}/live`, origin);
     url.protocol = url.protocol === "https:" ? "wss:" : "ws:";
-    const token = this.getToken();
-    if (token) url.searchParams.set("token", token);
     return url.toString();
+  }
+
+  /**
+   * The subprotocols to open the live WebSocket with. A browser cannot set
+   * headers on a WebSocket, so the token travels as `bearer.<token>` in
+   * `Sec-WebSocket-Protocol` (never in the URL, which servers and proxies log);
+   * the server answers `unimem.v1`.
+   */
+  liveProtocols(): string[] {
+    const token = this.getToken();
+    return token ? [LIVE_SUBPROTOCOL, `bearer.${token}`] : [LIVE_SUBPROTOCOL];
   }
 }

@@ -54,6 +54,8 @@ export function parseLive(raw: string): LiveMessage | null {
 
 export interface LiveOptions {
   url: () => string;
+  /** Subprotocols to offer (they carry the token); read on every (re)connect. */
+  protocols?: () => string[];
   onMessage: (message: LiveMessage) => void;
   onStatus: (status: LiveStatus) => void;
   /** Called on every successful open; `reconnected` is false the first time. */
@@ -80,8 +82,13 @@ export function connectLive(options: LiveOptions): LiveConnection {
     options.onStatus("connecting");
     let ws: WebSocket;
     try {
-      ws = new Impl(options.url());
-    } catch {
+      ws = new Impl(options.url(), options.protocols?.());
+    } catch (exc) {
+      // A token with characters a subprotocol cannot carry is no token: sign in again.
+      if (exc instanceof DOMException && exc.name === "SyntaxError") {
+        options.onStatus("unauthorized");
+        return;
+      }
       schedule();
       return;
     }

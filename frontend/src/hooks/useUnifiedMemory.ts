@@ -197,6 +197,7 @@ export function useUnifiedMemory(options: UseUnifiedMemoryOptions): UnifiedMemor
     void refresh();
     const connection = connectLive({
       url: () => client.liveUrl(sessionId),
+      protocols: () => client.liveProtocols(),
       onMessage: onLive,
       onStatus: (next) => {
         setLive(next);
