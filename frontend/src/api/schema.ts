@@ -168,6 +168,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/me/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Search the caller's memory
+         * @description The turns of every session, the pinned facts and the sessions' summaries
+         *     that match ``q``, best first (``modes``, ``languages`` and ``kinds`` may be
+         *     repeated). A ``session_id`` of another user is 404.
+         */
+        get: operations["search_memory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/me/settings": {
         parameters: {
             query?: never;
@@ -869,6 +891,41 @@ export interface components {
             user_id?: string;
         };
         /**
+         * MemoryHit
+         * @description One thing found in a user's memory.
+         *
+         *     Attributes:
+         *         kind: ``entry`` (a turn of any session), ``fact`` (a pinned fact) or
+         *             ``summary`` (a session's summary).
+         *         entry: the turn, for an entry hit.
+         *         id: the entry's, fact's or summarized session's id.
+         *         session_id: the session it belongs to (``None`` for a fact).
+         *         timestamp: when it was said or written.
+         *         score: relevance, higher is better (comparable within one search only).
+         *         snippet: the text found (an entry's content, a fact's or summary's text).
+         *         matched_by: how it was found (``keyword``, ``dense``).
+         */
+        MemoryHit: {
+            entry?: components["schemas"]["MemoryEntry"] | null;
+            /** Id */
+            id: string;
+            /**
+             * Kind
+             * @enum {string}
+             */
+            kind: "entry" | "fact" | "summary";
+            /** Matched By */
+            matched_by?: string[];
+            /** Score */
+            score: number;
+            /** Session Id */
+            session_id?: string | null;
+            /** Snippet */
+            snippet: string;
+            /** Timestamp */
+            timestamp?: string | null;
+        };
+        /**
          * MemorySettings
          * @description A user's memory and privacy preferences.
          */
@@ -959,6 +1016,14 @@ export interface components {
          * @enum {string}
          */
         Role: "user" | "assistant" | "system";
+        /**
+         * SearchResults
+         * @description The hits of a search of the caller's memory, best first.
+         */
+        SearchResults: {
+            /** Hits */
+            hits: components["schemas"]["MemoryHit"][];
+        };
         /**
          * ServerConfig
          * @description What a client needs to know about this server.
@@ -1647,6 +1712,102 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["DeletionReceipt"];
+                };
+            };
+            /** @description Missing, malformed or expired token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such session for this user */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The session is closed */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Body or content too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid input; `field` names it */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Rate limited; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Store unavailable; see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    search_memory: {
+        parameters: {
+            query: {
+                k?: number;
+                kinds?: ("entry" | "fact" | "summary")[] | null;
+                /** @description ISO 639 codes */
+                languages?: string[] | null;
+                modes?: ("voice" | "text")[] | null;
+                /** @description what to find */
+                q: string;
+                session_id?: string | null;
+                /** @description only turns from this time */
+                since?: string | null;
+                /** @description only turns before this time */
+                until?: string | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SearchResults"];
                 };
             };
             /** @description Missing, malformed or expired token */
