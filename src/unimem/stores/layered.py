@@ -4,27 +4,24 @@ Writes commit to the durable store first, then update Redis in one round trip;
 ``add_entry`` is acknowledged only after the durable commit. Reads of the
 context come from Redis in one round trip when the session is cached, and
 otherwise from the durable store, which also rebuilds the cached window (once
-per burst of readers: in-process single flight plus a Redis token across
-processes).
+per burst of readers: :mod:`unimem.stores.window_rebuild`).
 
-When Redis is unreachable the store keeps working on the durable store alone,
-marks results with the degradation ``session_cache_unavailable``, remembers
-which sessions and users it could not update, and drops their cached keys
-before it trusts Redis again, so a cache that missed writes is never served.
+When Redis is unreachable the store keeps working on the durable store alone
+and marks results with the degradation ``session_cache_unavailable``; what
+Redis missed meanwhile is dropped before it is trusted again, so a cache that
+missed writes is never served (:mod:`unimem.stores.cache_guard`).
 """
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import time
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any, TypeVar
+from typing import Any
 
-from ..ids import new_id
 from ..models import (
     AuditRecord,
     Fact,
@@ -37,6 +34,7 @@ from ..models import (
 )
 from ..recall.hits import SearchFilters
 from ..validation import is_valid_id
+from .cache_guard import CacheGuard, Down
 from .contracts import (
     AppendResult,
     ContextSnapshot,
@@ -48,9 +46,10 @@ from .contracts import (
     SweepReportStore,
 )
 from .redis.cache import EVENT_KEEP, CachedUser, SessionCache
-from .redis.client import SessionCacheUnavailableError, redis_client_from_url
+from .redis.client import redis_client_from_url
 from .rows import event_from_json
 from .search import KeywordHit, keyword_search_of
+from .window_rebuild import WindowRebuilds
 
 __all__ = ["CACHE_DEGRADATION", "LayeredSnapshot", "LayeredStore", "layered_store_from_urls"]
 
@@ -58,17 +57,6 @@ log = logging.getLogger("unimem.stores.layered")
 
 #: Degradation recorded when the session cache could not be used.
 CACHE_DEGRADATION = "session_cache_unavailable"
-#: How long a finished rebuild serves readers whose cache miss came before it ended.
-REBUILT_KEEP_SECONDS = 2.0
-
-_T = TypeVar("_T")
-
-
-class _Down:
-    """Marker: the cache was not usable for this call."""
-
-
-_DOWN = _Down()
 
 
 @dataclass(slots=True)
@@ -100,16 +88,10 @@ class LayeredStore:
     ) -> None:
         self.durable = durable
         self.cache = cache
-        self.retry_after = retry_after
         self._owns_client = owns_client
-        self._down_until = 0.0
-        self._dirty_sessions: set[str] = set()
-        self._dirty_users: set[str] = set()
+        self._guard = CacheGuard(cache, retry_after=retry_after)
         self._owners: OrderedDict[str, str] = OrderedDict()
-        self._rebuilds: dict[str, asyncio.Task[ContextSnapshot]] = {}
-        #: session -> (monotonic time its durable read began, snapshot) of the last
-        #: rebuild, kept briefly for readers whose cache miss predates its end
-        self._rebuilt: dict[str, tuple[float, ContextSnapshot]] = {}
+        self._rebuilds = WindowRebuilds(durable, self._guard, self._owner)
 
     # ------------------------------------------------------------------ life cycle
 
@@ -123,37 +105,10 @@ class LayeredStore:
         if self._owns_client:
             await self.cache.client.aclose()
 
-    # ------------------------------------------------------------------ cache guard
-
     @property
     def cache_available(self) -> bool:
         """Whether the last attempt to use Redis worked (or none failed recently)."""
-        return time.monotonic() >= self._down_until
-
-    async def _guard(self, op: Callable[[], Awaitable[_T]]) -> _T | _Down:
-        """Run a cache operation; ``_DOWN`` if Redis is (or was just) unreachable."""
-        if time.monotonic() < self._down_until:
-            return _DOWN
-        try:
-            if self._dirty_sessions or self._dirty_users:
-                await self._repair()
-            return await op()
-        except SessionCacheUnavailableError:
-            if self._down_until == 0.0 or self.cache_available:
-                log.warning("session cache unreachable; serving from the durable store")
-            self._down_until = time.monotonic() + self.retry_after
-            return _DOWN
-
-    async def _repair(self) -> None:
-        sessions, users = list(self._dirty_sessions), list(self._dirty_users)
-        await self.cache.drop(sessions, users, settings=True)
-        self._dirty_sessions.difference_update(sessions)
-        self._dirty_users.difference_update(users)
-        log.info("session cache repaired: %d sessions, %d users dropped", len(sessions), len(users))
-
-    def _missed(self, session_ids: Sequence[str] = (), user_ids: Sequence[str] = ()) -> None:
-        self._dirty_sessions.update(session_ids)
-        self._dirty_users.update(user_ids)
+        return self._guard.available
 
     def _owner(self, session_id: str, user_id: str) -> None:
         # a session's owner never changes, so this map never needs invalidating
@@ -188,13 +143,13 @@ class LayeredStore:
             return result
         self._owner(state.session_id, state.user_id)
         prev = (state.message_count - 1, state.event_count - len(result.events))
-        done = await self._guard(
+        done = await self._guard.run(
             lambda: self.cache.record(
                 state, prev, result.entry, result.events, entry_json=result.entry_json
             )
         )
-        if isinstance(done, _Down):
-            self._missed([state.session_id], [state.user_id])
+        if isinstance(done, Down):
+            self._guard.missed([state.session_id], [state.user_id])
             degradations = [*result.entry.degradations, CACHE_DEGRADATION]
             result.entry = result.entry.model_copy(update={"degradations": degradations})
         return result
@@ -207,44 +162,46 @@ class LayeredStore:
         stored, state = await self.durable.append_event_with_state(event)
         self._owner(state.session_id, state.user_id)
         prev = (state.message_count, state.event_count - 1)
-        done = await self._guard(lambda: self.cache.record(state, prev, None, [stored]))
-        if isinstance(done, _Down):
-            self._missed([state.session_id])
+        done = await self._guard.run(lambda: self.cache.record(state, prev, None, [stored]))
+        if isinstance(done, Down):
+            self._guard.missed([state.session_id])
         return stored
 
     async def close_session(self, session_id: str, *, now: datetime) -> SessionInfo:
         state = await self.durable.close_session(session_id, now=now)
         prev = (state.message_count, state.event_count)
-        done = await self._guard(lambda: self.cache.record(state, prev))
-        if isinstance(done, _Down):
-            self._missed([session_id])
+        done = await self._guard.run(lambda: self.cache.record(state, prev))
+        if isinstance(done, Down):
+            self._guard.missed([session_id])
         return state
 
     async def put_settings(self, user_id: str, settings: MemorySettings) -> None:
         await self.durable.put_settings(user_id, settings)
         raw = settings.model_dump_json()
-        done = await self._guard(
+        done = await self._guard.run(
             lambda: self.cache.put_settings(user_id, raw, only_if_absent=False)
         )
-        if isinstance(done, _Down):
-            self._missed(user_ids=[user_id])
+        if isinstance(done, Down):
+            self._guard.missed(user_ids=[user_id])
 
     async def _invalidate(
         self, session_ids: Sequence[str], user_ids: Sequence[str], *, settings: bool = False
     ) -> None:
-        done = await self._guard(lambda: self.cache.drop(session_ids, user_ids, settings=settings))
-        if isinstance(done, _Down):
-            self._missed(session_ids, user_ids)
+        done = await self._guard.run(
+            lambda: self.cache.drop(session_ids, user_ids, settings=settings)
+        )
+        if isinstance(done, Down):
+            self._guard.missed(session_ids, user_ids)
 
     async def extend_ttl(self, session_id: str) -> bool:
         """Extend the cached session's idle TTL; whether it was cached."""
-        done = await self._guard(lambda: self.cache.touch(session_id))
+        done = await self._guard.run(lambda: self.cache.touch(session_id))
         return done is True
 
     # ------------------------------------------------------------------ reads
 
     async def get_session(self, session_id: str) -> SessionInfo | None:
-        cached = await self._guard(lambda: self.cache.get_state(session_id))
+        cached = await self._guard.run(lambda: self.cache.get_state(session_id))
         if isinstance(cached, SessionInfo):
             return cached
         return await self.durable.get_session(session_id)
@@ -263,13 +220,13 @@ class LayeredStore:
         holds them; otherwise from the durable store (rebuilding a missing window)."""
         if before_seq is None and 0 < limit <= self.cache.hot_window:
             asked = time.monotonic()
-            found = await self._guard(lambda: self.cache.read(session_id, limit, 0))
-            if not isinstance(found, _Down):
+            found = await self._guard.run(lambda: self.cache.read(session_id, limit, 0))
+            if not isinstance(found, Down):
                 if found is not None and (found.complete or len(found.entries) >= limit):
                     self._owner(session_id, found.state.user_id)
                     return found.state, found.entries
                 if found is None:
-                    snap = await self._rebuild(session_id, asked)
+                    snap = await self._rebuilds.rebuild(session_id, asked)
                     return snap.session, snap.entries[-limit:]
         return await self.durable.load_history(session_id, limit=limit, before_seq=before_seq)
 
@@ -294,8 +251,10 @@ class LayeredStore:
             return await self._with_recent(snap, session_id, since, max_messages, [])
         owner = self._owners.get(session_id)
         asked = time.monotonic()
-        got = await self._guard(lambda: self._read(session_id, owner, max_messages, event_limit))
-        if isinstance(got, _Down):
+        got = await self._guard.run(
+            lambda: self._read(session_id, owner, max_messages, event_limit)
+        )
+        if isinstance(got, Down):
             snap = await self.durable.load_context(
                 session_id, max_messages=max_messages, event_limit=event_limit
             )
@@ -303,7 +262,7 @@ class LayeredStore:
                 snap, session_id, since, max_messages, [CACHE_DEGRADATION]
             )
         if got is None:  # not cached: read the durable store and rebuild
-            full = await self._rebuild(session_id, asked)
+            full = await self._rebuilds.rebuild(session_id, asked)
             snap = ContextSnapshot(
                 full.session,
                 full.entries[-max_messages:],
@@ -394,67 +353,16 @@ class LayeredStore:
             degradations=degradations,
         )
 
-    async def _rebuild(self, session_id: str, asked: float) -> ContextSnapshot:
-        """Read the hot window from the durable store and install it in Redis.
-
-        Readers of one session in this process share one rebuild; across
-        processes the Redis token lets one of them install it. ``asked`` is when
-        the caller began the cache read that missed: a rebuild whose durable
-        read began after that already holds everything the caller must see, so
-        a reader that arrives just after it finished reuses it.
-        """
-        done = self._rebuilt.get(session_id)
-        if done is not None and done[0] >= asked:
-            return done[1]
-        task = self._rebuilds.get(session_id)
-        if task is None:
-            task = asyncio.ensure_future(self._rebuild_once(session_id))
-            self._rebuilds[session_id] = task
-            task.add_done_callback(lambda _: self._rebuilds.pop(session_id, None))
-        return await asyncio.shield(task)
-
-    def _keep_rebuilt(self, session_id: str, began: float, snap: ContextSnapshot) -> None:
-        entry = (began, snap)
-        self._rebuilt[session_id] = entry
-
-        def forget() -> None:
-            if self._rebuilt.get(session_id) is entry:
-                del self._rebuilt[session_id]
-
-        asyncio.get_running_loop().call_later(REBUILT_KEEP_SECONDS, forget)
-
-    async def _rebuild_once(self, session_id: str) -> ContextSnapshot:
-        began = time.monotonic()
-        token = new_id()
-        locked = await self._guard(lambda: self.cache.lock_rebuild(session_id, token))
-        snap = await self.durable.load_context(
-            session_id, max_messages=self.cache.hot_window, event_limit=EVENT_KEEP
-        )
-        state = snap.session
-        if locked is True and state is not None:
-            self._owner(session_id, state.user_id)
-            complete = len(snap.entries) < self.cache.hot_window
-            await self._guard(
-                lambda: self.cache.install(
-                    token,
-                    state,
-                    snap.entries,
-                    snap.language_events,
-                    snap.mode_events,
-                    complete=complete,
-                )
-            )
-        self._keep_rebuilt(session_id, began, snap)
-        return snap
-
     async def get_settings(self, user_id: str) -> MemorySettings | None:
-        raw = await self._guard(lambda: self.cache.get_settings(user_id))
+        raw = await self._guard.run(lambda: self.cache.get_settings(user_id))
         if isinstance(raw, bytes):
             return MemorySettings.model_validate_json(raw) if raw else None
         stored = await self.durable.get_settings(user_id)
         if raw is None:
             text = stored.model_dump_json() if stored is not None else ""
-            await self._guard(lambda: self.cache.put_settings(user_id, text, only_if_absent=True))
+            await self._guard.run(
+                lambda: self.cache.put_settings(user_id, text, only_if_absent=True)
+            )
         return stored
 
     async def list_sessions(
@@ -520,7 +428,7 @@ class LayeredStore:
             ids += [s.session_id for s in page]
             if len(page) < 1000:
                 break
-        cached = await self._guard(lambda: self.cache.user_sessions(user_id))
+        cached = await self._guard.run(lambda: self.cache.user_sessions(user_id))
         if isinstance(cached, list):
             ids += [sid for sid in cached if sid not in set(ids)]
         return ids
