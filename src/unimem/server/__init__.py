@@ -1,7 +1,8 @@
 """The unimem HTTP + WebSocket server (``unimem serve``).
 
-``create_app(settings=None)`` builds the FastAPI app; settings come from
-``UNIMEM_*`` environment variables when not given (see :mod:`.settings`).
+``create_app(settings=None)`` builds the FastAPI app from a
+:class:`unimem.settings.Settings` (or the flat :class:`ServerSettings`); when
+none is given it reads the ``UNIMEM_*`` variables (``Settings.from_env()``).
 """
 
 from .app import create_app
