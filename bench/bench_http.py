@@ -3,7 +3,9 @@
 
 The ``http floor`` row is a bare uvicorn app answering ``{}`` to the same
 requests: what one loopback HTTP round trip costs on this machine right now.
-On a shared, loaded machine it dominates; compare rows of one run.
+On a shared, loaded machine it dominates; compare rows of one run. ``CPU/req``
+is the server process's user and system CPU time over the concurrency-1 part,
+per request: unlike latency, it hardly depends on what else the machine runs.
 
 Usage: python bench/bench_http.py [--ops 1000] [--backends sqlite,redis+postgres]
 
