@@ -303,10 +303,27 @@ class SessionInfo(_Model):
     closed_at: datetime | None = None
     current_mode: Mode | None = None
     current_language: str | None = None
+    #: Entries and events the session holds now (deletions and retention lower them).
     message_count: int = 0
     event_count: int = 0
+    #: The highest ``seq`` given to an entry / an event of the session: seqs are
+    #: never given twice, whatever was deleted since.
+    last_entry_seq: int = 0
+    last_event_seq: int = 0
     modes_used: list[Mode] = Field(default_factory=list)
     languages_used: list[str] = Field(default_factory=list)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _last_seqs(cls, data: Any) -> Any:
+        # a state stored before the last seqs were kept: its counts were them
+        if isinstance(data, dict) and not {"last_entry_seq", "last_event_seq"} <= data.keys():
+            data = {
+                "last_entry_seq": data.get("message_count", 0),
+                "last_event_seq": data.get("event_count", 0),
+                **data,
+            }
+        return data
 
     @property
     def closed(self) -> bool:

@@ -41,6 +41,12 @@ class _Session:
     by_id: dict[str, MemoryEntry] = field(default_factory=dict)
     events: list[MemoryEvent] = field(default_factory=list)
 
+    def recount(self) -> None:
+        """Make the state's counts what is left after a deletion (its last seqs stay)."""
+        counts = {"message_count": len(self.entries), "event_count": len(self.events)}
+        if (self.state.message_count, self.state.event_count) != tuple(counts.values()):
+            self.state = self.state.model_copy(update=counts)
+
 
 def _last(items: list[MemoryEvent], event_type: str | None, limit: int) -> list[MemoryEvent]:
     if event_type is None:
@@ -222,6 +228,7 @@ class InMemoryStore:
         if session is None or old is None:
             return False
         del session.entries[bisect_left(session.entries, _seq(old), key=_seq)]
+        session.recount()
         self._summaries.pop(session_id, None)
         self._search.remove([old])
         return True
@@ -305,6 +312,7 @@ class InMemoryStore:
                 session.entries, session.events = keep, kept_events
                 session.by_id = {e.id: e for e in keep}
                 counts["summaries"] += self._summaries.pop(sid, None) is not None
+                session.recount()
                 if not keep and not kept_events:
                     del self._sessions[sid]
                     counts["sessions"] += 1
@@ -333,6 +341,7 @@ class InMemoryStore:
                 session.entries = entries
                 session.by_id = {e.id: e for e in entries}
             session.events = events
+            session.recount()
             summary = self._summaries.get(sid)
             # a summary goes with the entries it summarized, however recently written
             if summary is not None and (summary.created_at < cutoff or swept_any):

@@ -106,7 +106,7 @@ def plan_entry(
         state = _new_session(entry, now)
     else:
         _check_owner(state, entry.user_id, write=True)
-    seq = state.message_count + 1
+    seq = state.last_entry_seq + 1
     events: list[MemoryEvent] = []
     switched = False
     mode = state.current_mode
@@ -162,7 +162,8 @@ def plan_entry(
             "last_active_at": max(now, state.last_active_at),
             "current_mode": mode,
             "current_language": language,
-            "message_count": seq,
+            "message_count": state.message_count + 1,
+            "last_entry_seq": seq,
             "modes_used": modes_used,
             "languages_used": languages_used,
         }
@@ -184,13 +185,15 @@ def plan_entry(
 
 def number_events(state: SessionInfo, events: Sequence[MemoryEvent]) -> SessionInfo:
     """Give ``events`` consecutive ``seq`` numbers after the session's last event."""
-    count = state.event_count
+    last = state.last_event_seq
     for event in events:
-        count += 1
-        event.seq = count
-    if count == state.event_count:
+        last += 1
+        event.seq = last
+    if not events:
         return state
-    return state.model_copy(update={"event_count": count})
+    return state.model_copy(
+        update={"event_count": state.event_count + len(events), "last_event_seq": last}
+    )
 
 
 def plan_event(state: SessionInfo | None, event: MemoryEvent) -> tuple[SessionInfo, MemoryEvent]:

@@ -31,6 +31,20 @@ from ..timeline import apply_entry_changes
 __all__ = ["LaterLayersMixin"]
 
 _KINDS = ("entries", "events", "sessions", "summaries", "facts")
+# a session's counts made what is left after a deletion; its last seqs stay
+# (taken from the counts of a state stored before they were kept). The version
+# moves, so a writer holding the state from before writes nothing and reads it again.
+_RECOUNT = """
+UPDATE sessions s SET version = s.version + 1, data = (s.data::jsonb || jsonb_build_object(
+    'last_entry_seq',
+    COALESCE((s.data->>'last_entry_seq')::bigint, (s.data->>'message_count')::bigint),
+    'last_event_seq',
+    COALESCE((s.data->>'last_event_seq')::bigint, (s.data->>'event_count')::bigint),
+    'message_count', (SELECT count(*) FROM entries e WHERE e.session_id = s.session_id),
+    'event_count', (SELECT count(*) FROM events v WHERE v.session_id = s.session_id)
+))::json
+WHERE s.session_id = ANY($1::text[])
+"""
 
 
 def _delete_all_sql(kinds: Sequence[str], *, by_session: bool) -> str:
@@ -91,6 +105,8 @@ class LaterLayersMixin:
             if _count(status) == 0:
                 return False
             await conn.execute("DELETE FROM summaries WHERE session_id = $1", session_id)
+            await conn.execute(_RECOUNT, [session_id])
+        self.forget([session_id])
         return True
 
     async def recent_user_entries(
@@ -217,6 +233,7 @@ class LaterLayersMixin:
                     counts[kind] = len(rows)
                     touched.update(r[0] for r in rows)
                 ids = sorted(touched)
+                await conn.execute(_RECOUNT, ids)
                 counts["summaries"] = _count(
                     await conn.execute(
                         "DELETE FROM summaries WHERE user_id = $1 AND session_id = ANY($2)",
@@ -296,6 +313,7 @@ class LaterLayersMixin:
                 assert row is not None
                 total += row[0]
                 touched.update(row[1] or ())
+            await conn.execute(_RECOUNT, sorted(touched))
             rows = await conn.fetch(
                 f"DELETE FROM sessions WHERE last_active_at < {cutoff.format(t='sessions')} "
                 "AND NOT EXISTS (SELECT 1 FROM entries e WHERE e.session_id = sessions.session_id)"

@@ -26,6 +26,23 @@ __all__ = ["SQLiteLayers"]
 
 _DAY_US = 86_400_000_000
 _DELETE_KINDS = ("entries", "events", "sessions", "summaries", "facts")
+# a session's counts made what is left after a deletion; its last seqs stay
+# (taken from the counts of a state stored before they were kept)
+_RECOUNT = (
+    "UPDATE sessions SET data = json_set(data, "
+    "'$.last_entry_seq', COALESCE(json_extract(data, '$.last_entry_seq'), "
+    "json_extract(data, '$.message_count')), "
+    "'$.last_event_seq', COALESCE(json_extract(data, '$.last_event_seq'), "
+    "json_extract(data, '$.event_count')), "
+    "'$.message_count', (SELECT COUNT(*) FROM entries e WHERE e.session_id = sessions.session_id), "
+    "'$.event_count', (SELECT COUNT(*) FROM events v WHERE v.session_id = sessions.session_id)) "
+    "WHERE session_id = ?"
+)
+
+
+def _recount(cur: sqlite3.Cursor, session_ids: Sequence[str]) -> None:
+    """Correct the counts of the sessions' states after rows of theirs were deleted."""
+    cur.executemany(_RECOUNT, [(sid,) for sid in sorted(set(session_ids))])
 
 
 def _us(value: datetime | None) -> int:
@@ -69,6 +86,7 @@ class SQLiteLayers:
             if cur.rowcount == 0:
                 return False
             cur.execute("DELETE FROM summaries WHERE session_id = ?", (session_id,))
+            _recount(cur, [session_id])
         self._scrub()
         return True
 
@@ -201,6 +219,7 @@ class SQLiteLayers:
                 (sid, sid, sid),
             )
             counts["sessions"] += cur.rowcount
+        _recount(cur, sorted(touched))
         cur.execute("DELETE FROM facts WHERE user_id = ? AND created_us >= ?", (user_id, cutoff))
         counts["facts"] = cur.rowcount
         return counts
@@ -221,6 +240,7 @@ class SQLiteLayers:
         )
         args = (_us(now), default_retention_days, _DAY_US)
         deleted = 0
+        touched: set[str] = set()
         with self._tx() as cur:
             # a summary goes with the entries it summarized, however recently written
             cur.execute(
@@ -234,11 +254,15 @@ class SQLiteLayers:
                 ("events", "ts_us"),
                 ("summaries", "created_us"),
             ):
-                cur.execute(
-                    f"DELETE FROM {table} WHERE {column} < {cutoff.format(t=table)}",
+                rows = cur.execute(
+                    f"DELETE FROM {table} WHERE {column} < {cutoff.format(t=table)} "
+                    "RETURNING session_id",
                     args,
-                )
-                deleted += cur.rowcount
+                ).fetchall()
+                deleted += len(rows)
+                if table != "summaries":
+                    touched.update(r[0] for r in rows)
+            _recount(cur, sorted(touched))
             cur.execute(
                 f"DELETE FROM sessions WHERE last_active_us < {cutoff.format(t='sessions')} "
                 "AND NOT EXISTS (SELECT 1 FROM entries e WHERE e.session_id = sessions.session_id) "
