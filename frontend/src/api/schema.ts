@@ -1061,6 +1061,16 @@ export interface components {
              */
             last_active_at: string;
             /**
+             * Last Entry Seq
+             * @default 0
+             */
+            last_entry_seq?: number;
+            /**
+             * Last Event Seq
+             * @default 0
+             */
+            last_event_seq?: number;
+            /**
              * Message Count
              * @default 0
              */
