@@ -1,0 +1,101 @@
+"""The pure core of recall: terms, the query, BM25, fusion, spreading, the block."""
+
+from datetime import UTC, datetime, timedelta
+
+from unimem import MemoryEntry, MemoryHit
+from unimem.recall import build_query, format_hit, recall_block, select_hits, terms
+from unimem.recall.index import TermIndex
+from unimem.recall.rank import SESSION_DECAY, diversify, fuse, recency_factor
+
+NOW = datetime(2026, 6, 1, tzinfo=UTC)
+
+
+def test_terms_fold_case_accents_plurals_and_drop_common_words():
+    assert terms("The Cardiólogo said my HEADACHES are worse") == [
+        "cardiologo",
+        "said",
+        "headache",
+        "worse",
+    ]
+    assert terms("l'endocrinologue m'a dit") == ["endocrinologue", "dit"]
+    assert terms("the doctor's note, 5.2 at 10:30") == ["doctor", "note", "5.2", "10:30"]
+
+
+def test_terms_cut_cjk_into_bigrams_and_keep_other_scripts_whole():
+    assert terms("头痛了") == ["头痛", "痛了"]
+    assert terms("钾") == ["钾"]
+    assert terms("頭痛 두통이") == ["頭痛", "두통", "통이"]
+    assert terms("हृदय रोग विशेषज्ञ") == ["हृदय", "रोग", "विशेषज्ञ"]  # vowel signs kept
+    assert terms("وَالقلب") == ["قلب"]  # marks, "and" and the article removed
+
+
+def test_a_short_follow_up_reads_the_turns_before_it():
+    query = build_query("and the dose?", ["hello", "let's talk about my metformin"])
+    assert query.question_terms == ("dose",)
+    assert query.context_terms["metformin"] == 0.5 and query.context_terms["hello"] == 0.3
+    assert query.text.startswith("let's talk about my metformin")
+    assert build_query("hi").empty is False and build_query("the and of").empty
+
+
+def test_bm25_prefers_rare_terms_and_forgets_removed_documents():
+    index: TermIndex[str] = TermIndex()
+    index.add("a", "metformin dose changed")
+    index.add("b", "the weather changed again")
+    index.add("c", "changed the channel")
+    [(best, _), *_] = index.search(["metformin", "changed"], limit=3)
+    assert best == "a"
+    index.remove("a")
+    assert [k for k, _ in index.search(["metformin"], limit=3)] == []
+    assert len(index) == 2 and "a" not in index
+
+
+def test_fusion_adds_reciprocal_ranks_with_weights():
+    scores = fuse({"q": (1.0, ["x", "y"]), "c": (0.5, ["y"])}, k=60)
+    assert scores["y"] > scores["x"]
+    assert abs(scores["x"] - 1 / 61) < 1e-12
+
+
+def test_recency_and_session_spread():
+    assert recency_factor(NOW, NOW) > recency_factor(NOW - timedelta(days=120), NOW) > 1.0
+    assert recency_factor(None, NOW) == 1.0
+    spread = dict(diversify([("a1", 1.0, "A"), ("a2", 0.99, "A"), ("b1", 0.9, "B")]))
+    assert spread["a2"] == 0.99 * SESSION_DECAY and spread["b1"] == 0.9
+    assert list(dict(diversify([("a1", 1.0, "A"), ("a2", 0.99, "A"), ("b1", 0.9, "B")]))) == [
+        "a1",
+        "b1",
+        "a2",
+    ]
+
+
+def _hit(text: str, day: int, mode: str = "voice") -> MemoryHit:
+    entry = MemoryEntry(
+        id=f"e{day}",
+        session_id=f"s{day}",
+        role="user",
+        content=text,
+        mode=mode,
+        timestamp=datetime(2026, 5, day, 9, tzinfo=UTC),
+    )
+    return MemoryHit(
+        kind="entry",
+        entry=entry,
+        id=entry.id,
+        session_id=entry.session_id,
+        timestamp=entry.timestamp,
+        score=1.0,
+        snippet=text,
+    )
+
+
+def test_the_block_is_dated_oldest_first_within_budget_and_empty_without_hits():
+    hits = [_hit("newer  line", 9), _hit("older line", 8, "text"), _hit("x " * 400, 10)]
+    chosen = select_hits(hits, 30, lambda line: len(line.split()))
+    assert [h.id for h in chosen] == ["e8", "e9"]  # the long one did not fit
+    block = recall_block(chosen, ["keyword"])
+    assert block.splitlines()[1:] == [
+        "[2026-05-08, text] user: older line",
+        "[2026-05-09, voice] user: newer line]",
+    ]
+    assert "(keyword)" in block.splitlines()[0]
+    assert recall_block([], ["keyword"]) == ""
+    assert format_hit(_hit("a", 8)).startswith("[2026-05-08, voice] user: ")
