@@ -122,12 +122,18 @@ class PostgresSearch:
         wanted = [t for t in terms if t]
         if not wanted or limit <= 0:
             return []
-        stems = " || ".join(f"to_tsquery('{cfg}', $3)" for cfg in QUERY_CONFIGS)
+        # each term's stems under every configuration, each lexeme once (a
+        # tsvector keeps distinct lexemes), OR-ed with the words as written
+        vectors = " || ".join(f"to_tsvector('{cfg}', $3)" for cfg in QUERY_CONFIGS)
+        stems = (
+            "coalesce(to_tsquery('simple', (SELECT string_agg(quote_literal(lexeme), ' | ') "
+            f"FROM unnest(tsvector_to_array({vectors})) AS lexeme)), ''::tsquery)"
+        )
         where = ["s.user_id = $1", "s.terms @@ q.query"]
         args: list[object] = [
             user_id,
             tsquery_text(wanted, prefix=True),
-            tsquery_text(wanted, prefix=False),
+            " ".join(wanted),
         ]
 
         def arg(value: object) -> str:
