@@ -49,8 +49,11 @@ async def test_api_and_live_socket_on_every_backend(
                 ctx["current_mode"] == "text"
                 and ctx["mode_events"][-1]["data"]["to_mode"] == "text"
             )
+            # another user's session reads as one never used (docs/design.md)
             other = await http.get("/v1/sessions/s1/history", headers=auth("bob"))
-            assert other.status_code == 404
+            never = await http.get("/v1/sessions/never-used/history", headers=auth("bob"))
+            assert other.status_code == never.status_code == 200
+            assert other.json() == never.json() == []
             ready = await http.get("/readyz")
             assert ready.status_code == 200
 
