@@ -1,0 +1,140 @@
+"""UnimemMemoryProcessor in a real Pipecat pipeline, driven by Pipecat's own run_test."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from pipecat.frames.frames import (
+    Frame,
+    InterruptionFrame,
+    LLMContextAssistantTurnFrame,
+    LLMContextFrame,
+    LLMContextUserTurnFrame,
+    TranscriptionFrame,
+)
+from pipecat.pipeline.pipeline import Pipeline
+from pipecat.processors.aggregators.llm_context import LLMContext
+from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
+from pipecat.tests.utils import SleepFrame, run_test
+from pipecat.transcriptions.language import Language
+
+from unimem import UnifiedMemoryService
+from unimem.integrations.pipecat import UnimemMemoryProcessor, restore_messages
+
+
+class FakeLLM(FrameProcessor):
+    """Stands for the LLM and the assistant aggregator after it: records each
+    context it is called with and sends the turn's text upstream, as the
+    assistant aggregator does; on an interruption, only what was spoken."""
+
+    def __init__(self, answers: list[str], spoken_before_cut: str = "") -> None:
+        super().__init__()
+        self.answers = answers
+        self.spoken_before_cut = spoken_before_cut
+        self.calls: list[list[Any]] = []
+
+    async def process_frame(self, frame: Frame, direction: FrameDirection) -> None:
+        await super().process_frame(frame, direction)
+        if isinstance(frame, LLMContextFrame):
+            self.calls.append(copy.deepcopy(frame.context.get_messages()))
+            answer = self.answers.pop(0)
+            if answer:
+                await self._said(answer)
+            return
+        if isinstance(frame, InterruptionFrame):
+            await self._said(self.spoken_before_cut)
+        await self.push_frame(frame, direction)
+
+    async def _said(self, text: str) -> None:
+        turn = LLMContextAssistantTurnFrame(text=text, timestamp="")
+        await self.push_frame(turn, FrameDirection.UPSTREAM)
+
+
+def _user_turn(context: LLMContext, text: str, language: Language) -> list[Frame]:
+    """The frames the STT and the user aggregator send for one user turn."""
+    context.add_message({"role": "user", "content": text})
+    return [
+        TranscriptionFrame(text=text, user_id="alice", timestamp="", language=language),
+        LLMContextUserTurnFrame(text=text, timestamp=""),
+        LLMContextFrame(context=context),
+        SleepFrame(sleep=0.2),
+    ]
+
+
+async def test_turns_are_stored_and_memory_reaches_the_llm(
+    adapter_memory: UnifiedMemoryService,
+) -> None:
+    await adapter_memory.add_fact("alice", "allergic to penicillin")
+    memory = UnimemMemoryProcessor(adapter_memory, "visit-pipecat", user_id="alice")
+    llm = FakeLLM(["Lo siento. ¿Desde cuándo?", "Tome paracetamol."])
+    context = LLMContext(messages=[{"role": "system", "content": "You are a nurse."}])
+    frames = [
+        *_user_turn(context, "tengo tos y fiebre", Language.ES_ES),
+        *_user_turn(context, "desde ayer", Language.ES),
+    ]
+    await run_test(
+        Pipeline([memory, llm]), frames_to_send=frames, observers=[memory.transcription_observer]
+    )
+
+    history = await adapter_memory.get_history("visit-pipecat", user_id="alice")
+    assert [(e.role.value, e.content) for e in history] == [
+        ("user", "tengo tos y fiebre"),
+        ("assistant", "Lo siento. ¿Desde cuándo?"),
+        ("user", "desde ayer"),
+        ("assistant", "Tome paracetamol."),
+    ]
+    assert {e.mode.value for e in history} == {"voice"}
+    assert history[0].language == "es"
+
+    # each LLM call: the pipeline's system prompt, then unimem's one block
+    for call in llm.calls:
+        assert call[0] == {"role": "system", "content": "You are a nurse."}
+        assert call[1]["role"] == "system"
+        assert "allergic to penicillin" in call[1]["content"]
+        assert sum("Pinned facts" in str(m["content"]) for m in call) == 1
+    assert llm.calls[-1][-1] == {"role": "user", "content": "desde ayer"}
+
+
+async def test_an_interrupted_answer_is_stored_as_heard(
+    adapter_memory: UnifiedMemoryService,
+) -> None:
+    memory = UnimemMemoryProcessor(adapter_memory, "visit-cut", user_id="alice")
+    llm = FakeLLM([""], spoken_before_cut="Metformin is taken")
+    context = LLMContext()
+    frames = [
+        *_user_turn(context, "how do I take metformin", Language.EN_US),
+        InterruptionFrame(),
+        SleepFrame(sleep=0.2),
+    ]
+    await run_test(Pipeline([memory, llm]), frames_to_send=frames)
+
+    history = await adapter_memory.get_history("visit-cut", user_id="alice")
+    assert [e.role.value for e in history] == ["user", "assistant"]
+    answer = history[1]
+    assert answer.content == "Metformin is taken"
+    assert answer.metadata.get("interrupted") is True
+    events = await adapter_memory.get_events("visit-cut", "interruption", user_id="alice")
+    assert len(events) == 1
+
+    # a new pipeline starts with what was said and heard
+    assert await restore_messages(adapter_memory, "visit-cut", user_id="alice") == [
+        {"role": "user", "content": "how do I take metformin"},
+        {"role": "assistant", "content": "Metformin is taken"},
+    ]
+
+
+async def test_a_failed_write_does_not_stop_the_pipeline(
+    adapter_memory: UnifiedMemoryService,
+) -> None:
+    await adapter_memory.add_entry("visit-closed", {"role": "user", "content": "hi"}, "alice")
+    await adapter_memory.close_session("visit-closed", user_id="alice")
+    memory = UnimemMemoryProcessor(adapter_memory, "visit-closed", user_id="alice")
+    llm = FakeLLM(["Hello again."])
+    context = LLMContext()
+    down, _ = await run_test(
+        Pipeline([memory, llm]), frames_to_send=_user_turn(context, "hello", Language.EN)
+    )
+    assert len(llm.calls) == 1  # the reply went ahead though the session takes no writes
+    history = await adapter_memory.get_history("visit-closed", user_id="alice")
+    assert [e.content for e in history] == ["hi"]
