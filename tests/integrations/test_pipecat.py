@@ -132,7 +132,7 @@ async def test_a_failed_write_does_not_stop_the_pipeline(
     memory = UnimemMemoryProcessor(adapter_memory, "visit-closed", user_id="alice")
     llm = FakeLLM(["Hello again."])
     context = LLMContext()
-    down, _ = await run_test(
+    await run_test(
         Pipeline([memory, llm]), frames_to_send=_user_turn(context, "hello", Language.EN)
     )
     assert len(llm.calls) == 1  # the reply went ahead though the session takes no writes

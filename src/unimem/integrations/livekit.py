@@ -1,0 +1,289 @@
+"""unimem as LiveKit Agents' conversation memory: durable turns, memory in every reply.
+
+::
+
+    memory = AgentMemory(unimem, "visit-42", user_id="alice")
+    session = AgentSession(llm=..., stt=..., tts=...)
+    memory.attach(session)                       # stores every turn as it is added
+    agent = UnimemAgent(memory=memory, instructions="You are a nurse.",
+                        chat_ctx=await memory.chat_ctx())   # the conversation it left
+    await session.start(agent, room=ctx.room)
+    await memory.set_audio_enabled(session, False)          # user switched to typing
+
+- ``UnimemAgent.on_user_turn_completed`` puts unimem's context for the turn
+  (system prompt with language and mode, pinned facts, summary of older turns,
+  recalled passages where the service has them), within ``max_tokens``, into
+  the turn's chat context as one system message before the user's message.
+- ``conversation_item_added``: each user and assistant message becomes an
+  entry in the current mode (``voice`` while audio input is on, else
+  ``text``), the user's in the language of the last final transcript
+  (``user_input_transcribed``). An assistant message that carries
+  ``interrupted`` holds what was spoken before the cut; it is stored and marked
+  interrupted (``mark_interrupted``) with that text.
+- ``set_audio_enabled`` turns the session's audio input off or on and records
+  the mode switch (``handle_mode_switch``).
+- ``chat_ctx()`` rebuilds a ``ChatContext`` from unimem's history, so a new
+  ``AgentSession`` for the same user (a reconnect, another device, a handoff)
+  starts with the conversation it left.
+
+Writes run as background tasks, one after another, so a reply never waits for
+them; a failed write is logged and the session goes on. ``flush()`` waits for
+them (``aclose()`` too).
+
+Needs the ``livekit`` extra: ``pip install 'unimem[livekit]'``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncIterable, Awaitable
+from typing import Any
+
+from livekit.agents import (
+    Agent,
+    AgentSession,
+    ConversationItemAddedEvent,
+    FlushSentinel,
+    ModelSettings,
+    llm,
+)
+from livekit.agents.voice.events import UserInputTranscribedEvent
+
+from ..errors import SessionNotFoundError
+from ..models import MemoryEntry
+from .memory_api import Memory
+
+__all__ = ["CONTEXT_MARK", "AgentMemory", "UnimemAgent"]
+
+#: The ``extra`` key that marks the system message holding unimem's context.
+CONTEXT_MARK = "unimem_context"
+
+log = logging.getLogger(__name__)
+
+
+def _language_code(language: object) -> str | None:
+    """unimem's language code for a LiveKit language (``en-US`` -> ``en``)."""
+    if not language:
+        return None
+    primary = str(language).split("-")[0].strip().lower()
+    return primary if primary.isalpha() and 2 <= len(primary) <= 3 else None
+
+
+class AgentMemory:
+    """One LiveKit conversation bound to a unimem session.
+
+    Args:
+        memory: a :class:`~unimem.UnifiedMemoryService` or a
+            :class:`~unimem.client.MemoryClient`.
+        session_id: the unimem session (one conversation, across voice and text).
+        user_id: the owner (``None``: the service's default user, or the
+            client's token's user).
+        mode: the mode turns are stored in until ``set_audio_enabled`` changes it.
+        max_tokens: the token budget of unimem's block in each reply's context.
+        model: the model the budget is counted for.
+        budget_ms: milliseconds the context read may take (``None``: no limit).
+    """
+
+    def __init__(
+        self,
+        memory: Memory,
+        session_id: str,
+        *,
+        user_id: str | None = None,
+        mode: str = "voice",
+        max_tokens: int = 1000,
+        model: str = "gpt-4o",
+        budget_ms: float | None = None,
+    ) -> None:
+        self.memory = memory
+        self.session_id = session_id
+        self.user_id = user_id
+        self.mode = mode
+        self.max_tokens = max_tokens
+        self.model = model
+        self.budget_ms = budget_ms
+        self.language: str | None = None
+        self._last_write: asyncio.Task[None] | None = None
+        self._stored: set[str] = set()
+
+    # ------------------------------------------------------------------ session
+
+    def attach(self, session: AgentSession[Any]) -> None:
+        """Store the session's turns as they are added to its history."""
+        session.on("conversation_item_added", self.on_conversation_item_added)
+        session.on("user_input_transcribed", self.on_user_input_transcribed)
+
+    def on_user_input_transcribed(self, event: UserInputTranscribedEvent) -> None:
+        """Note the language of a final transcript, for the user turn it ends."""
+        if event.is_final:
+            self.language = _language_code(event.language)
+
+    def on_conversation_item_added(self, event: ConversationItemAddedEvent) -> None:
+        """Store a user or assistant message in the background (once per item id)."""
+        item = event.item
+        if not isinstance(item, llm.ChatMessage) or item.role not in ("user", "assistant"):
+            return
+        if item.id in self._stored:
+            return
+        self._stored.add(item.id)
+        text = item.text_content or ""
+        language = self.language if item.role == "user" else None
+        self._write(self._store(item.role, text, item.interrupted, self.mode, language))
+
+    async def set_audio_enabled(self, session: AgentSession[Any], enabled: bool) -> None:
+        """Turn the session's audio input on or off and record the mode switch."""
+        session.input.set_audio_enabled(enabled)
+        to_mode = "voice" if enabled else "text"
+        if to_mode == self.mode:
+            return
+        from_mode, self.mode = self.mode, to_mode
+        self._write(self._switch(from_mode, to_mode))
+
+    async def flush(self) -> None:
+        """Wait until every write handed to the background so far is done."""
+        if self._last_write is not None:
+            await asyncio.wait({self._last_write})
+
+    async def aclose(self) -> None:
+        """Finish the pending writes."""
+        await self.flush()
+
+    # ------------------------------------------------------------------ reads
+
+    async def chat_ctx(self, max_messages: int = 50) -> llm.ChatContext:
+        """The session's last turns as a ``ChatContext`` for ``Agent(chat_ctx=...)``:
+        what the user heard of an interrupted answer, marked ``interrupted``."""
+        ctx = llm.ChatContext()
+        try:
+            entries = await self.memory.get_history(
+                self.session_id, max_messages, user_id=self.user_id
+            )
+        except SessionNotFoundError:
+            return ctx
+        for entry in entries:
+            role = entry.role.value
+            if role not in ("user", "assistant") or not entry.content.strip():
+                continue
+            interrupted = bool(entry.metadata.get("interrupted"))
+            ctx.add_message(
+                role="user" if role == "user" else "assistant",
+                content=entry.content,
+                interrupted=interrupted,
+            )
+        return ctx
+
+    async def inject(self, chat_ctx: llm.ChatContext, query: str) -> None:
+        """Add unimem's context for the turn whose user text is ``query`` to
+        ``chat_ctx``: one system message, before the last user message (at the
+        end when there is none), marked in ``extra`` so it is added once."""
+        if any(_is_block(item) for item in chat_ctx.items):
+            return
+        try:
+            built = await self.memory.build_llm_context(
+                self.session_id,
+                query,
+                max_tokens=self.max_tokens,
+                model=self.model,
+                budget_ms=self.budget_ms,
+                user_id=self.user_id,
+            )
+        except Exception:
+            log.exception("unimem: no context for session %s this turn", self.session_id)
+            return
+        block = []
+        for message in built:  # the leading system messages: prompt, facts, summary, passages
+            if message.get("role") != "system":
+                break
+            block.append(str(message["content"]))
+        if not block:
+            return
+        unimem_block = llm.ChatMessage(
+            role="system", content=["\n\n".join(block)], extra={CONTEXT_MARK: True}
+        )
+        at = len(chat_ctx.items)
+        for index in range(len(chat_ctx.items) - 1, -1, -1):
+            if _role(chat_ctx.items[index]) == "user":
+                at = index
+                break
+        chat_ctx.items.insert(at, unimem_block)
+
+    # ------------------------------------------------------------------ writes
+
+    def _write(self, write: Awaitable[None]) -> None:
+        self._last_write = asyncio.get_running_loop().create_task(
+            self._after(self._last_write, write)
+        )
+
+    async def _after(self, previous: asyncio.Task[None] | None, write: Awaitable[None]) -> None:
+        if previous is not None:
+            await asyncio.wait({previous})
+        try:
+            await write
+        except Exception:
+            log.exception("unimem: could not store a turn of session %s", self.session_id)
+
+    async def _store(
+        self, role: str, text: str, interrupted: bool, mode: str, language: str | None
+    ) -> None:
+        if not text.strip():
+            return
+        entry = MemoryEntry(role=role, content=text, mode=mode, language=language)
+        stored = await self.memory.add_entry(self.session_id, entry, user_id=self.user_id)
+        if interrupted and role == "assistant":
+            await self.memory.mark_interrupted(
+                self.session_id, stored.id, text, user_id=self.user_id
+            )
+
+    async def _switch(self, from_mode: str, to_mode: str) -> None:
+        await self.memory.handle_mode_switch(
+            self.session_id, from_mode, to_mode, user_id=self.user_id
+        )
+
+
+class UnimemAgent(Agent):
+    """A LiveKit ``Agent`` that gets unimem's context before each reply.
+
+    Takes the :class:`AgentMemory` as ``memory=`` and every ``Agent`` argument.
+    Subclass it like ``Agent``; an override of ``on_user_turn_completed``
+    should call ``super()`` to keep the memory.
+    """
+
+    def __init__(self, *, memory: AgentMemory, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.memory = memory
+
+    async def on_user_turn_completed(
+        self, turn_ctx: llm.ChatContext, new_message: llm.ChatMessage
+    ) -> None:
+        """Put unimem's context for the user's turn into ``turn_ctx`` (this reply only)."""
+        await self.memory.inject(turn_ctx, new_message.text_content or "")
+
+    async def llm_node(
+        self,
+        chat_ctx: llm.ChatContext,
+        tools: list[llm.Tool],
+        model_settings: ModelSettings,
+    ) -> AsyncIterable[llm.ChatChunk | str | FlushSentinel]:
+        """The default LLM node, with unimem's context added when the turn did
+        not come through ``on_user_turn_completed`` (typed input, ``generate_reply``)."""
+        if not any(_is_block(item) for item in chat_ctx.items):
+            chat_ctx = chat_ctx.copy()
+            await self.memory.inject(chat_ctx, _last_user_text(chat_ctx))
+        async for chunk in Agent.default.llm_node(self, chat_ctx, tools, model_settings):
+            yield chunk
+
+
+def _role(item: object) -> str | None:
+    return item.role if isinstance(item, llm.ChatMessage) else None
+
+
+def _is_block(item: object) -> bool:
+    return isinstance(item, llm.ChatMessage) and bool(item.extra.get(CONTEXT_MARK))
+
+
+def _last_user_text(chat_ctx: llm.ChatContext) -> str:
+    for item in reversed(chat_ctx.items):
+        if isinstance(item, llm.ChatMessage) and item.role == "user":
+            return item.text_content or ""
+    return ""
