@@ -42,3 +42,30 @@ def test_langchain_example(tmp_path: Path) -> None:
     out = _run("langchain_history.py", tmp_path)
     assert "assistant: You asked about metformin." in out
     assert "unimem holds 4 messages" in out
+
+
+def test_pipecat_example(tmp_path: Path) -> None:
+    with fake_chat_server() as chat:
+        chat.pieces = ["Take it", " with meals."]
+        out = _run(
+            "pipecat_voice_memory.py", tmp_path, OPENAI_BASE_URL=chat.url, OPENAI_API_KEY="x"
+        )
+    assert "assistant: Take it with meals." in out
+    assert "unimem holds 4 entries" in out
+    assert "user (voice, en): How should I take metformin?" in out
+    # unimem's block (the pinned fact) reached the model on each call
+    for request in chat.requests:
+        assert any("allergic to penicillin" in str(m["content"]) for m in request["messages"])
+
+
+def test_livekit_example(tmp_path: Path) -> None:
+    with fake_chat_server() as chat:
+        chat.pieces = ["Take it", " with meals."]
+        out = _run(
+            "livekit_agent_memory.py", tmp_path, OPENAI_BASE_URL=chat.url, OPENAI_API_KEY="x"
+        )
+    assert "assistant: Take it with meals." in out
+    assert "unimem holds 4 entries" in out
+    # the second AgentSession started with the first one's conversation
+    second = chat.requests[1]["messages"]
+    assert any(m.get("content") == "How should I take metformin?" for m in second)

@@ -90,7 +90,7 @@ async def test_turns_are_stored_and_memory_reaches_the_llm(
     # each LLM call: the pipeline's system prompt, then unimem's one block
     for call in llm.calls:
         assert call[0] == {"role": "system", "content": "You are a nurse."}
-        assert call[1]["role"] == "system"
+        assert call[1]["role"] == "developer"
         assert "allergic to penicillin" in call[1]["content"]
         assert sum("Pinned facts" in str(m["content"]) for m in call) == 1
     assert llm.calls[-1][-1] == {"role": "user", "content": "desde ayer"}

@@ -11,6 +11,9 @@ module                        what it gives the framework                extra
 ``integrations.openai_agents``  ``UnimemSession`` (the Agents SDK's        ``openai-agents``
                                 ``Session``), ``RealtimeHistoryRecorder``
 ``integrations.langchain``      ``UnimemChatMessageHistory``               ``langchain``
+``integrations.pipecat``        ``UnimemMemoryProcessor`` (a frame         ``pipecat``
+                                processor before the LLM)
+``integrations.livekit``        ``AgentMemory``, ``UnimemAgent``           ``livekit``
 ============================  =========================================  ================
 
 Importing this package imports no framework; each module imports its own.

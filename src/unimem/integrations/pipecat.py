@@ -21,12 +21,15 @@ What it does with the frames that pass it:
 - ``LLMContextFrame`` (the LLM call): unimem's context for the turn (system
   prompt with language and mode, pinned facts, summary of older turns,
   recalled passages where the service has them), within ``max_tokens``, goes
-  into the ``LLMContext`` as one system message after the pipeline's own
-  system messages, replacing the one of the previous turn.
+  into the ``LLMContext`` as one ``developer`` message (as Pipecat's memory
+  services add theirs; Pipecat's adapters convert it for providers without
+  that role) after any leading system or developer messages, replacing the
+  one of the previous turn.
 
 Writes run as background tasks (``create_task``), one after another, so the
 reply never waits for them; a failed write is logged and the pipeline goes on.
-Pending writes finish before the processor passes an ``EndFrame``.
+Pending writes finish before the processor passes an ``EndFrame`` and when
+the pipeline cleans it up.
 
 Needs the ``pipecat`` extra: ``pip install 'unimem[pipecat]'``.
 """
@@ -146,6 +149,11 @@ class UnimemMemoryProcessor(FrameProcessor):
             await self.flush()
         await self.push_frame(frame, direction)
 
+    async def cleanup(self) -> None:
+        """Finish the pending writes, then release the processor."""
+        await self.flush()
+        await super().cleanup()
+
     async def flush(self) -> None:
         """Wait until every write handed to the background so far is done."""
         if self._last_write is not None:
@@ -186,7 +194,7 @@ class UnimemMemoryProcessor(FrameProcessor):
     # ------------------------------------------------------------------ context
 
     async def _inject(self, context: LLMContext) -> None:
-        """Put unimem's system block into ``context``, replacing last turn's."""
+        """Put unimem's block into ``context``, replacing last turn's."""
         messages = [m for m in context.get_messages() if m is not self._injected]
         query = next(
             (
@@ -216,7 +224,7 @@ class UnimemMemoryProcessor(FrameProcessor):
         if not block:
             context.set_messages(messages)
             return
-        self._injected = {"role": "system", "content": "\n\n".join(block)}
+        self._injected = {"role": "developer", "content": "\n\n".join(block)}
         at = 0
         while at < len(messages) and _role(messages[at]) in ("system", "developer"):
             at += 1
