@@ -152,7 +152,7 @@ class UnimemMemoryProcessor(FrameProcessor):
     async def cleanup(self) -> None:
         """Finish the pending writes, then release the processor."""
         await self.flush()
-        await super().cleanup()
+        await super().cleanup()  # type: ignore[no-untyped-call]  # untyped in pipecat-ai
 
     async def flush(self) -> None:
         """Wait until every write handed to the background so far is done."""
