@@ -196,6 +196,66 @@ HELDOUT = Recipe(
     ),
 )
 
+BLIND = Recipe(
+    name="names_blind",
+    seed=4242,
+    header=(
+        "# Name-focused blind PHI set, made after the name rules were written and scored\n"
+        "# once (never tuned on). Made by make_name_sets.py from templates and name lists\n"
+        "# used for neither names_tune nor names_heldout.\n"
+    ),
+    first=_words(
+        "theodora benedict ottoline fitzgerald magdalena ignatius araminta florian "
+        "hortense casimir esmeralda lazarus clementine octavia desiree gunnar "
+        "anastasia wendell seraphina malachi temperance bertram marguerite emeric "
+        "chidinma rasmus dagny tobias ludmila hamish"
+    ),
+    last=_words(
+        "whitlock okoro mastroianni van-der-berg featherstone nakamura-lee brightwater "
+        "kozlowski adebayo thorncroft esposito gallagher lindstrom achterberg rourke "
+        "ferreira-lima blanchette obi kirkpatrick halvorsen mbeki devereaux spellman "
+        "quigley ashworth novakova ibekwe castellanos whitcombe"
+    ),
+    word_names=_words("summer autumn sky destiny crystal amber jewel star sunny honey"),
+    ages=("ninety", "ninety four", "ninety seven", "a hundred and one", "ninety nine"),
+    templates=(
+        ("spoken", "hi there um my name's [[$f $l|PERSON]] i'm ringing about my results", 4),
+        ("spoken", "okay so this is [[$f $l|PERSON]] i had a missed call from you", 4),
+        ("spoken", "yeah it's [[$f $l|PERSON]] here i'm [[$age|AGE_OVER_89]] next month", 3),
+        ("spoken", "my name is [[$w $l|PERSON]] and my knee is worse", 3),
+        ("spoken", "i go by [[$w|PERSON]] by the way", 2),
+        ("spoken", "that's [[$l|PERSON]] [[$sp|PERSON]] with the dashes", 1),
+        ("spoken", "you spell it [[$sp|PERSON]]", 3),
+        ("spoken", "my nephew [[$f|PERSON]] will bring me in", 2),
+        ("spoken", "i already told [[$f $l|PERSON]] about my allergy", 3),
+        ("spoken", "is [[$f $l|PERSON]] still my doctor", 2),
+        ("spoken", "the crystal clear fluid came out of my ear", 1),
+        ("spoken", "sunny days make my arthritis better", 1),
+        ("spoken", "this is the second time the inhaler failed", 1),
+        ("spoken", "it's about my mom's dementia getting worse", 1),
+        ("spoken", "i'm on three hundred milligrams of gabapentin", 1),
+        ("typed", "Dear Dr. [[$L|PERSON]], thank you for seeing me.", 3),
+        ("typed", "Mrs [[$F $L|PERSON]] prefers a female provider.", 3),
+        ("typed", "Appointment booked for [[$F $L|PERSON]] with Dr. [[$L|PERSON]].", 3),
+        ("typed", "[[$F $L|PERSON]] reports dizziness after the new dose.", 3),
+        ("typed", "Forwarded to [[$F $L|PERSON]] for review.", 2),
+        ("typed", "Best regards, [[$F $L|PERSON]]", 3),
+        ("typed", "Patient: [[$F $L|PERSON]]; phone [[$phone|PHONE]]", 3),
+        ("typed", "I'm [[$F $L|PERSON]], born [[$dob|DATE]].", 2),
+        ("typed", "Sorry [[$F|PERSON]], the clinic is closed today.", 2),
+        ("typed", "Caller [[$F $L|PERSON]] asked about the copay.", 2),
+        ("typed", "Meniere's disease with tinnitus.", 1),
+        ("typed", "Addison's disease on hydrocortisone.", 1),
+        ("typed", "Lyme disease after the camping trip.", 1),
+        ("typed", "Stevens-Johnson syndrome risk with lamotrigine.", 1),
+        ("typed", "Wegovy 2.4 mg weekly, Jardiance 10 mg daily.", 1),
+        ("typed", "Crystal clear urine, no blood.", 1),
+        ("typed", "Summer camp form signed.", 1),
+        ("typed", "Honey and lemon for the cough.", 1),
+        ("typed", "Amber discharge from the wound.", 1),
+    ),
+)
+
 
 def _spelled(surname: str) -> str:
     return " ".join(c for c in surname if c.isalpha())
@@ -249,12 +309,15 @@ def make(recipe: Recipe) -> list[str]:
 
 def main() -> None:
     """Write both sets next to this file."""
-    assert not set(TUNE.first) & set(HELDOUT.first)
-    assert not set(TUNE.last) & set(HELDOUT.last)
-    assert not set(TUNE.word_names) & set(HELDOUT.word_names)
-    assert not {t for _, t, _ in TUNE.templates} & {t for _, t, _ in HELDOUT.templates}
+    recipes = (TUNE, HELDOUT, BLIND)
+    for i, a in enumerate(recipes):
+        for b in recipes[i + 1 :]:
+            assert not set(a.first) & set(b.first)
+            assert not set(a.last) & set(b.last)
+            assert not set(a.word_names) & set(b.word_names)
+            assert not {t for _, t, _ in a.templates} & {t for _, t, _ in b.templates}
     header = "# Format: lang<TAB>style<TAB>text, with PHI marked as {{value|TYPE}}.\n"
-    for recipe in (TUNE, HELDOUT):
+    for recipe in recipes:
         lines = make(recipe)
         (HERE / f"{recipe.name}.txt").write_text(
             recipe.header + header + "\n".join(lines) + "\n", "utf-8"
