@@ -354,6 +354,16 @@ async def test_a_dose_written_inside_a_word_is_stored():
         ("Percival Osei called about the bill.", [("PERSON", "Percival Osei")]),
         ("so percival pierce told me to come in", [("PERSON", "percival pierce")]),
         ("MRS. HOFFMAN CALLED ABOUT HER REFILL.", [("PERSON", "HOFFMAN")]),
+        # a name neither list has: two capitalized plain words, or two plain words after a cue
+        ("Seen by Olumide Achebe today.", [("PERSON", "Olumide Achebe")]),
+        (
+            "hiya this is ottavio brunelleschi about the forms",
+            [
+                ("PERSON", "ottavio brunelleschi"),
+            ],
+        ),
+        ("Started Tresiba FlexTouch 10 units nightly.", []),
+        ("My Fitbit Charge shows poor sleep.", []),
         # eponyms, organisms, brands and words stay
         ("Adam's apple feels swollen.", []),
         ("Tommy John surgery went well.", []),
@@ -365,3 +375,11 @@ async def test_a_dose_written_inside_a_word_is_stored():
 )
 def test_names_without_a_strong_cue(text, expected):
     assert found(text) == expected
+
+
+def test_two_unlisted_words_in_an_english_transcript_are_a_name():
+    text = "i already told olumide achebe about my allergy"
+    assert found(text, "en") == [("PERSON", "olumide achebe")]
+    assert found("i take tresiba flextouch every night", "en") == []
+    # without the language the words may be another language's
+    assert found("me duele mucho la cabeza", None) == []

@@ -5,8 +5,9 @@ with the same type. ``tune`` is what the rules were developed on; ``heldout`` wa
 written before the detector, ``challenge`` and ``blind`` after it; each was scored
 blind once (first-run figures in the headers of the ``.txt`` sources) and the
 general causes of its misses were fixed afterwards. ``names_tune`` and
-``names_heldout`` are made by ``make_name_sets.py`` from disjoint templates and
-name lists; ``names_heldout`` was never tuned on (see ``tests/data/phi/README.md``).
+``names_heldout`` and ``names_blind`` are made by ``make_name_sets.py`` from
+disjoint templates and name lists; the last two were never tuned on (see
+``tests/data/phi/README.md``).
 """
 
 from __future__ import annotations
@@ -19,11 +20,12 @@ from unimem.privacy import PhiFinding, PhiType
 from unimem.privacy.phi_eval import build_jsonl, load_cases, parse_marked, score
 
 DATA = Path(__file__).parent / "data" / "phi"
-SETS = ("tune", "heldout", "challenge", "blind", "names_tune", "names_heldout")
+SETS = ("tune", "heldout", "challenge", "blind", "names_tune", "names_heldout", "names_blind")
 RECALL_TARGET = 0.95
 PRECISION_TARGET = 0.90
-#: names_heldout is never tuned on: its floor is its measured figure, below the target.
-FLOORS = {"names_heldout": (0.90, 0.95)}
+#: Sets never tuned on: their floors sit just under their measured figures
+#: (names_blind's is below the target), and their misses are not printed.
+FLOORS = {"names_heldout": (0.97, 0.95), "names_blind": (0.75, 0.95)}
 
 
 @pytest.mark.parametrize("name", SETS)

@@ -203,9 +203,13 @@ def _accept_first(doc: Doc, k: int, kind: str) -> bool:
         and doc.is_alpha(k)
         and (not doc.cased or doc.capitalized(k))
         and (_given(doc, k) or (kind == "weak" and _plain(doc, k)))
-        and (doc.cased or kind != "bare" or doc.low(k) not in doc.lex.common)  # "my ip"
+        # "my ip", "My Fitbit": a function word is no given name here
+        and (
+            doc.low(k) not in doc.lex.common
+            or (len(doc.low(k)) > 2 and (doc.cased or kind != "bare"))
+        )
         and not _medical(doc, k)
-        and _surname_next(doc, k, (kind == "bare" and not doc.cased) or not _given(doc, k))
+        and _surname_next(doc, k, kind == "bare" and not doc.cased)
     ):
         # "this is grace halloran", "Will Baker called", "it's percival castellano"
         return True
@@ -410,10 +414,48 @@ def find_names(doc: Doc) -> None:
                 continue
             doc.claim("PERSON", k, end, _SCORES["bare"])
     _find_before_surnames(doc)
+    if doc.cased or (doc.language == "en" and doc.norm.isascii()):
+        _find_unlisted_pairs(doc)
     found = _name_parts(doc)
     if found:
         _find_spelled(doc, {"".join(part.split()) for part in found})
         _find_mentions(doc, found)
+
+
+def _name_cased(text: str) -> bool:
+    """``text`` is written as a name is: "Okoro", "McAllister", "O'Neill", not
+    "FlexTouch" or "COPD"."""
+    for prefix in ("Mc", "Mac", "O'", "O’", "D'", "D’"):
+        if text.startswith(prefix) and text[len(prefix) : len(prefix) + 1].isupper():
+            text = text[len(prefix) :]
+            break
+    return text[:1].isupper() and text[1:].islower()
+
+
+def _find_unlisted_pairs(doc: Doc) -> None:
+    """Claim two words in a row of which neither is a common word, a medical term
+    or a title: a name neither list has. In typed text both are capitalized
+    ("Ottoline Featherstone reports"); in an English transcript both are no
+    English word and ASCII letters ("i told ottoline featherstone"), as a
+    transcriber writes dictionary words but for names."""
+    lows = doc.lows
+    cased = doc.cased
+    for k in range(len(lows) - 1):
+        if (
+            doc.free(k, k + 1)
+            and len(lows[k]) > 2
+            and len(lows[k + 1]) > 2
+            and (
+                (_name_cased(doc.token_text(k)) and _name_cased(doc.token_text(k + 1)))
+                if cased
+                else (lows[k].isascii() and lows[k + 1].isascii())
+            )
+            and _plain(doc, k)
+            and _plain(doc, k + 1)
+            and doc.low(k - 1) not in _PLACE_BEFORE
+            and doc.low(k + 2) not in _PLACE_AFTER
+        ):
+            doc.claim("PERSON", k, _extend(doc, k + 1, True), _SCORES["bare"])
 
 
 def _find_before_surnames(doc: Doc) -> None:

@@ -118,6 +118,12 @@ TUNE = Recipe(
         ("typed", "Tommy John surgery went well.", 1),
         ("typed", "Baker's cyst behind the left knee.", 1),
         ("spoken", "my adam's apple hurts when i swallow", 1),
+        ("typed", "Seen by [[$F $L|PERSON]] today.", 3),
+        ("spoken", "hiya this is [[$f $l|PERSON]] about the forms", 3),
+        ("typed", "Started Tresiba FlexTouch 10 units nightly.", 1),
+        ("typed", "My Fitbit Charge shows poor sleep.", 1),
+        ("typed", "The Cleveland Clinic protocol says otherwise.", 1),
+        ("typed", "Quest Diagnostics drew the labs.", 1),
     ),
 )
 
