@@ -101,8 +101,9 @@ def make_machine(backend: str) -> type[RuleBasedStateMachine]:
         def delete_session(self, sid: str, user: str) -> None:
             session = self.model.get(sid)
             if session is not None and session.owner != user:
-                with pytest.raises(NotFoundError):  # another user's session: not theirs to delete
-                    self.run(self.memory.delete_user_memory(user, "session", session_id=sid))
+                # another user's session: deleted from as one never used (nothing)
+                receipt = self.run(self.memory.delete_user_memory(user, "session", session_id=sid))
+                assert receipt.total == 0
                 return
             try:
                 self.run(self.memory.delete_user_memory(user, "session", session_id=sid))
