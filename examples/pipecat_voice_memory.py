@@ -24,8 +24,7 @@ from pipecat.frames.frames import (
     UserStoppedSpeakingFrame,
 )
 from pipecat.pipeline.pipeline import Pipeline
-from pipecat.pipeline.runner import PipelineRunner
-from pipecat.pipeline.task import PipelineTask
+from pipecat.pipeline.worker import PipelineWorker
 from pipecat.processors.aggregators.llm_context import LLMContext
 from pipecat.processors.aggregators.llm_response_universal import (
     AssistantTurnStoppedMessage,
@@ -34,6 +33,7 @@ from pipecat.processors.aggregators.llm_response_universal import (
 )
 from pipecat.services.openai.llm import OpenAILLMService
 from pipecat.transcriptions.language import Language
+from pipecat.workers.runner import WorkerRunner
 from pipecat.turns.user_turn_strategies import ExternalUserTurnStrategies
 
 from unimem import UnifiedMemoryService
@@ -64,7 +64,7 @@ async def main() -> None:
         )
         assistant = aggregators.assistant()
         pipeline = Pipeline([aggregators.user(), unimem, llm, assistant])
-        task = PipelineTask(pipeline, observers=[unimem.transcription_observer])
+        task = PipelineWorker(pipeline, observers=[unimem.transcription_observer])
         answered = asyncio.Queue[str]()
 
         @assistant.event_handler("on_assistant_turn_stopped")
@@ -87,7 +87,9 @@ async def main() -> None:
             await speak("And what was I allergic to?", Language.EN_US)
             await task.queue_frame(EndFrame())
 
-        await asyncio.gather(PipelineRunner(handle_sigint=False).run(task), conversation())
+        runner = WorkerRunner(handle_sigint=False)
+        await runner.add_workers(task)
+        await asyncio.gather(runner.run(), conversation())
         stored = await memory.get_history(SESSION, user_id="alice")
         print(f"unimem holds {len(stored)} entries of this conversation")
         for entry in stored:

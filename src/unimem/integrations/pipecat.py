@@ -6,7 +6,7 @@ LLM, where Pipecat's own memory services go::
     memory_processor = UnimemMemoryProcessor(memory, "visit-42", user_id="alice")
     pipeline = Pipeline([transport.input(), stt, aggregators.user(), memory_processor,
                          llm, tts, transport.output(), aggregators.assistant()])
-    task = PipelineTask(pipeline, observers=[memory_processor.transcription_observer])
+    task = PipelineWorker(pipeline, observers=[memory_processor.transcription_observer])
 
 What it does with the frames that pass it:
 
@@ -126,7 +126,7 @@ class UnimemMemoryProcessor(FrameProcessor):
         self.model = model
         self.budget_ms = budget_ms
         self.inject_context = inject_context
-        #: Pass to ``PipelineTask(observers=[...])`` to store each turn's language.
+        #: Pass to ``PipelineWorker(observers=[...])`` to store each turn's language.
         self.transcription_observer = TranscriptionLanguageObserver()
         self._injected: dict[str, Any] | None = None
         self._interrupted = False

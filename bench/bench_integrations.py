@@ -1,0 +1,339 @@
+"""What the framework adapters cost: the time each adds to a voice turn, and the
+OpenAI Agents session beside the SDK's own sessions.
+
+Usage: python bench/bench_integrations.py [--turns 300] [--ops 300]
+       [--redis redis://127.0.0.1:6379/0] [--pg postgresql://postgres@127.0.0.1:5432/test]
+
+One run, same servers, on the in-process store and on Redis + PostgreSQL (a
+scratch schema / key prefix, removed at the end). Each session starts with 20
+stored turns and one pinned fact, so unimem's context has real work to do.
+
+* Pipecat: a real ``Pipeline`` (``PipelineWorker`` + ``WorkerRunner``) of
+  the processor under test and a probe standing for the LLM. A turn is the
+  user aggregator's ``LLMContextUserTurnFrame`` and ``LLMContextFrame``; it is
+  timed from queueing them to the probe receiving the context (the answer, an
+  ``LLMContextAssistantTurnFrame`` sent back upstream, is stored in the
+  background). The same pipeline with a pass-through processor in its place
+  is the baseline; "added" is the difference of the two, p50 and p99.
+* LiveKit Agents: the adapter's work on a turn's path, with LiveKit's own
+  objects: ``UnimemAgent.on_user_turn_completed`` (LiveKit awaits it before
+  the reply; unimem's context goes into ``turn_ctx``) plus the
+  ``conversation_item_added`` handler for the user message and for the answer
+  (called inline by the session; the writes go to the background).
+* In both, the background writes of a turn finish before the next turn starts
+  (untimed), as between the turns of a conversation.
+* OpenAI Agents SDK: ``UnimemSession`` (on both stores) beside ``SQLiteSession``
+  (a file) and ``RedisSession``: add one item, read the last 10.
+
+Prints p50/p99 in milliseconds, and for each adapter how much of a turn's
+time is the service's ``build_llm_context`` and how much the adapter's own;
+the adapters' added time must stay within 5 ms (``--check``: exit 1 if not).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import tempfile
+import time
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import asyncpg
+import redis.asyncio as aioredis
+from agents import SQLiteSession
+from agents.extensions.memory import RedisSession
+from livekit.agents import ConversationItemAddedEvent, llm
+from pipecat.frames.frames import (
+    Frame,
+    LLMContextAssistantTurnFrame,
+    LLMContextFrame,
+    LLMContextUserTurnFrame,
+)
+from pipecat.pipeline.pipeline import Pipeline
+from pipecat.pipeline.worker import PipelineWorker
+from pipecat.processors.aggregators.llm_context import LLMContext
+from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
+from pipecat.workers.runner import WorkerRunner
+
+from unimem import MemoryEntry, UnifiedMemoryService
+from unimem.integrations.livekit import AgentMemory, UnimemAgent
+from unimem.integrations.openai_agents import UnimemSession
+from unimem.integrations.pipecat import UnimemMemoryProcessor
+from unimem.stores.layered import LayeredStore
+from unimem.stores.postgres.store import PostgresStore
+from unimem.stores.redis import SessionCache, redis_client_from_url
+
+QUESTION = "I still have a dry cough at night, should I change the syrup dose or wait?"
+ANSWER = "Keep the same dose for two more days, and call the clinic if the cough gets worse."
+LIMIT_MS = 5.0
+#: Untimed turns first (the tokenizer loads on the first context, pools fill).
+WARMUP = 5
+
+Op = Callable[[], Awaitable[Any]]
+
+
+class TimedMemory:
+    """The memory service, with the time spent in ``build_llm_context`` (the
+    context read on the turn's path) added up, to tell the adapter's own time
+    from the service's."""
+
+    def __init__(self, memory: UnifiedMemoryService) -> None:
+        self.memory = memory
+        self.context_ms = 0.0
+
+    async def build_llm_context(self, *args: Any, **kwargs: Any) -> Any:
+        t0 = time.perf_counter()
+        try:
+            return await self.memory.build_llm_context(*args, **kwargs)
+        finally:
+            self.context_ms += (time.perf_counter() - t0) * 1000
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.memory, name)
+
+
+def pct(samples: list[float], q: float) -> float:
+    ordered = sorted(samples)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+async def seed(memory: UnifiedMemoryService, session_id: str) -> None:
+    """20 stored turns and a pinned fact: the work a real conversation gives."""
+    await memory.add_fact("bench", "allergic to penicillin")
+    for i in range(10):
+        for role, text in (("user", QUESTION), ("assistant", ANSWER)):
+            entry = MemoryEntry(role=role, content=f"{text} ({i})", mode="voice", language="en")
+            await memory.add_entry(session_id, entry, user_id="bench")
+
+
+# ---------------------------------------------------------------------- Pipecat
+
+
+class Probe(FrameProcessor):
+    """Stands for the LLM: notes when a context arrives, answers upstream."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.arrived = asyncio.Event()
+        self.at = 0.0
+
+    async def process_frame(self, frame: Frame, direction: FrameDirection) -> None:
+        await super().process_frame(frame, direction)
+        if isinstance(frame, LLMContextFrame):
+            self.at = time.perf_counter()
+            self.arrived.set()
+            await self.push_frame(
+                LLMContextAssistantTurnFrame(text=ANSWER, timestamp=""), FrameDirection.UPSTREAM
+            )
+            return
+        await self.push_frame(frame, direction)
+
+
+class PassThrough(FrameProcessor):
+    """The baseline: a processor that passes every frame on."""
+
+    async def process_frame(self, frame: Frame, direction: FrameDirection) -> None:
+        await super().process_frame(frame, direction)
+        await self.push_frame(frame, direction)
+
+
+async def pipecat_turns(
+    processor: FrameProcessor, turns: int, timed: TimedMemory | None = None
+) -> tuple[list[float], list[float]]:
+    """Milliseconds from a user turn's frames to the LLM receiving its context,
+    and of that the context read's (``timed``)."""
+    probe = Probe()
+    task = PipelineWorker(Pipeline([processor, probe]), cancel_on_idle_timeout=False)
+    runner = WorkerRunner(handle_sigint=False)
+    await runner.add_workers(task)
+    running = asyncio.create_task(runner.run())
+    await asyncio.sleep(0.3)  # started
+    out: list[float] = []
+    reads: list[float] = []
+    for turn in range(WARMUP + turns):
+        context = LLMContext(messages=[{"role": "user", "content": QUESTION}])
+        probe.arrived.clear()
+        if timed is not None:
+            timed.context_ms = 0.0
+        t0 = time.perf_counter()
+        await task.queue_frames(
+            [LLMContextUserTurnFrame(text=QUESTION, timestamp=""), LLMContextFrame(context)]
+        )
+        await probe.arrived.wait()
+        if turn >= WARMUP:
+            out.append((probe.at - t0) * 1000)
+            reads.append(timed.context_ms if timed is not None else 0.0)
+        if isinstance(processor, UnimemMemoryProcessor):
+            await asyncio.sleep(0)  # let the answer frame reach the processor
+            await processor.flush()
+    await task.cancel()
+    await running
+    return out, reads
+
+
+# ---------------------------------------------------------------------- LiveKit
+
+
+async def livekit_turns(
+    memory: TimedMemory, session_id: str, turns: int
+) -> tuple[list[float], list[float]]:
+    """Milliseconds the adapter spends on a turn's path, and of that the context read's."""
+    agent_memory = AgentMemory(memory, session_id, user_id="bench")  # type: ignore[arg-type]
+    agent = UnimemAgent(memory=agent_memory, instructions="You are a nurse.")
+    out: list[float] = []
+    reads: list[float] = []
+    for turn in range(WARMUP + turns):
+        memory.context_ms = 0.0
+        turn_ctx = llm.ChatContext()
+        turn_ctx.add_message(role="system", content="You are a nurse.")
+        question = llm.ChatMessage(role="user", content=[QUESTION])
+        answer = llm.ChatMessage(role="assistant", content=[ANSWER])
+        t0 = time.perf_counter()
+        await agent.on_user_turn_completed(turn_ctx, question)
+        agent_memory.on_conversation_item_added(ConversationItemAddedEvent(item=question))
+        agent_memory.on_conversation_item_added(ConversationItemAddedEvent(item=answer))
+        if turn >= WARMUP:
+            out.append((time.perf_counter() - t0) * 1000)
+            reads.append(memory.context_ms)
+        await agent_memory.flush()
+    return out, reads
+
+
+# ---------------------------------------------------------------------- Agents SDK
+
+
+async def session_ops(session: Any, ops: int) -> tuple[list[float], list[float]]:
+    """(add one item, read the last 10) in milliseconds, ``ops`` of each."""
+    item = {"role": "user", "content": QUESTION}
+    adds: list[float] = []
+    reads: list[float] = []
+    for _ in range(ops):
+        t0 = time.perf_counter()
+        await session.add_items([item])
+        t1 = time.perf_counter()
+        await session.get_items(limit=10)
+        t2 = time.perf_counter()
+        adds.append((t1 - t0) * 1000)
+        reads.append((t2 - t1) * 1000)
+    return adds, reads
+
+
+# ---------------------------------------------------------------------- run
+
+
+@asynccontextmanager
+async def stores(args: argparse.Namespace) -> AsyncIterator[dict[str, UnifiedMemoryService]]:
+    """The two stores the adapters run on, in a scratch schema / key prefix."""
+    tag = uuid.uuid4().hex[:8]
+    schema, prefix = f"bench_{tag}", f"bench{tag}"
+    admin = await asyncpg.connect(args.pg)
+    await admin.execute(f'CREATE SCHEMA "{schema}"')
+    layered = UnifiedMemoryService(
+        LayeredStore(
+            PostgresStore(args.pg, schema=schema),
+            SessionCache(redis_client_from_url(args.redis), prefix=prefix),
+        )
+    )
+    try:
+        async with UnifiedMemoryService() as in_process, layered:
+            yield {"in-process": in_process, "redis-postgres": layered}
+    finally:
+        await admin.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
+        await admin.close()
+        redis = aioredis.Redis.from_url(args.redis)
+        keys = [k async for k in redis.scan_iter(f"{prefix}*")]
+        if keys:
+            await redis.delete(*keys)
+        await redis.aclose()
+
+
+def line(name: str, samples: list[float]) -> str:
+    return f"{name:52} {pct(samples, 0.5):>8.3f} {pct(samples, 0.99):>8.3f}"
+
+
+async def run(args: argparse.Namespace) -> None:
+    print(f"{'turn (ms)':52} {'p50':>8} {'p99':>8}")
+    over: list[str] = []
+
+    def check(name: str, samples: list[float]) -> None:
+        if pct(samples, 0.99) > LIMIT_MS:
+            over.append(f"{name}: p99 {pct(samples, 0.99):.2f} ms")
+
+    baseline, _ = await pipecat_turns(PassThrough(), args.turns)
+    print(line("Pipecat pipeline, pass-through (baseline)", baseline))
+    async with stores(args) as services:
+        for name, memory in services.items():
+            await seed(memory, f"pc-{name}")
+            timed = TimedMemory(memory)
+            processor = UnimemMemoryProcessor(timed, f"pc-{name}", user_id="bench")  # type: ignore[arg-type]
+            turns, reads = await pipecat_turns(processor, args.turns, timed)
+            added = [t - pct(baseline, 0.5) for t in turns]
+            own = [a - r for a, r in zip(added, reads, strict=True)]
+            print(line(f"Pipecat UnimemMemoryProcessor, {name}", turns))
+            print(line("  added to the turn", added))
+            print(line("    of which build_llm_context", reads))
+            print(line("    of which the adapter itself", own))
+            check(f"Pipecat on {name}, added", added)
+        for name, memory in services.items():
+            await seed(memory, f"lk-{name}")
+            turns, reads = await livekit_turns(TimedMemory(memory), f"lk-{name}", args.turns)
+            own = [t - r for t, r in zip(turns, reads, strict=True)]
+            print(line(f"LiveKit UnimemAgent + AgentMemory, {name}", turns))
+            print(line("    of which build_llm_context", reads))
+            print(line("    of which the adapter itself", own))
+            check(f"LiveKit on {name}", turns)
+
+        print(
+            f"\n{'OpenAI Agents session (ms)':52} {'add p50':>8} {'p99':>8}"
+            f" {'read10 p50':>10} {'p99':>8}"
+        )
+        subjects: dict[str, Any] = {
+            f"UnimemSession, {name}": UnimemSession(memory, f"oa-{name}", user_id="bench")
+            for name, memory in services.items()
+        }
+        with tempfile.TemporaryDirectory() as tmp:
+            subjects["SQLiteSession (file)"] = SQLiteSession("oa", str(Path(tmp) / "agents.db"))
+            client = aioredis.Redis.from_url(args.redis)
+            redis_session = RedisSession(
+                "oa", redis_client=client, key_prefix=f"bench{uuid.uuid4().hex[:8]}", ttl=3600
+            )
+            subjects["RedisSession"] = redis_session
+            results = {}
+            for name, session in subjects.items():
+                results[name] = await session_ops(session, args.ops)
+            await redis_session.clear_session()
+            await client.aclose()
+        for name, (adds, reads) in results.items():
+            print(
+                f"{name:52} {pct(adds, 0.5):>8.3f} {pct(adds, 0.99):>8.3f} "
+                f"{pct(reads, 0.5):>10.3f} {pct(reads, 0.99):>8.3f}"
+            )
+        redis_total = statistics.median(
+            a + r for a, r in zip(*results["RedisSession"], strict=True)
+        )
+        for name in (n for n in results if n.startswith("UnimemSession")):
+            total = statistics.median(a + r for a, r in zip(*results[name], strict=True))
+            print(f"{name}: (add + read10) / RedisSession = {total / redis_total:.2f}x")
+    if over:
+        print("\nover the 5 ms an adapter may add to a turn: " + "; ".join(over))
+        if args.check:
+            raise SystemExit(1)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--turns", type=int, default=300)
+    parser.add_argument("--ops", type=int, default=300)
+    parser.add_argument("--check", action="store_true", help="exit 1 when over the 5 ms")
+    parser.add_argument("--redis", default="redis://127.0.0.1:6379/0")
+    parser.add_argument("--pg", default="postgresql://postgres@127.0.0.1:5432/test")
+    asyncio.run(run(parser.parse_args()))
+
+
+if __name__ == "__main__":
+    main()
