@@ -1,7 +1,7 @@
 """What the framework adapters cost: the time each adds to a voice turn, and the
 OpenAI Agents session beside the SDK's own sessions.
 
-Usage: python bench/bench_integrations.py [--turns 300] [--ops 300]
+Usage: python bench/bench_integrations.py [--turns 100] [--ops 300] [--check]
        [--redis redis://127.0.0.1:6379/0] [--pg postgresql://postgres@127.0.0.1:5432/test]
 
 One run, same servers, on the in-process store and on Redis + PostgreSQL (a
@@ -327,7 +327,7 @@ async def run(args: argparse.Namespace) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--turns", type=int, default=300)
+    parser.add_argument("--turns", type=int, default=100)
     parser.add_argument("--ops", type=int, default=300)
     parser.add_argument("--check", action="store_true", help="exit 1 when over the 5 ms")
     parser.add_argument("--redis", default="redis://127.0.0.1:6379/0")
