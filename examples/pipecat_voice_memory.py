@@ -33,8 +33,8 @@ from pipecat.processors.aggregators.llm_response_universal import (
 )
 from pipecat.services.openai.llm import OpenAILLMService
 from pipecat.transcriptions.language import Language
-from pipecat.workers.runner import WorkerRunner
 from pipecat.turns.user_turn_strategies import ExternalUserTurnStrategies
+from pipecat.workers.runner import WorkerRunner
 
 from unimem import UnifiedMemoryService
 from unimem.integrations.pipecat import UnimemMemoryProcessor, restore_messages
