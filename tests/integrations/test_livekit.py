@@ -93,17 +93,12 @@ async def test_an_interrupted_answer_is_stored_as_heard(
     async with _session(chat, memory) as session:
         await session.start(UnimemAgent(memory=memory, instructions="Be brief."))
         handle = session.generate_reply(user_input="how do I take metformin?")
-        for _ in range(200):  # until the first words are out
-            if (
-                any(
-                    isinstance(i, llm.ChatMessage) and i.role == "assistant"
-                    for i in session.history.items
-                )
-                or chat.requests
-            ):
+        for _ in range(400):  # until the answer's first words are out
+            if session.agent_state == "speaking":
                 break
-            await asyncio.sleep(0.05)
-        await asyncio.sleep(0.8)
+            await asyncio.sleep(0.025)
+        assert session.agent_state == "speaking"
+        await asyncio.sleep(0.3)  # the first pieces are out; the rest come 0.5 s apart
         await session.interrupt()
         await handle
 
