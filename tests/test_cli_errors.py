@@ -35,6 +35,7 @@ def _pg(*, user: str | None = None, database: str | None = None, query: str = ""
 
 MISSING_DB = _pg(database="unimem_no_such_database")
 MISSING_ROLE = _pg(user="unimem_no_such_role")
+MISSING_SEARCH_PATH = _pg(query="search_path=unimem_no_such_schema")
 
 COMMANDS = {
     "migrate": ["migrate"],
@@ -51,6 +52,7 @@ COMMANDS = {
     [
         (MISSING_DB, 'database "unimem_no_such_database" does not exist; create the database'),
         (MISSING_ROLE, 'role "unimem_no_such_role" does not exist; create the role'),
+        (MISSING_SEARCH_PATH, "no schema has been selected to create in; create the schema"),
     ],
 )
 def test_a_database_or_role_that_does_not_exist_is_one_clean_line(

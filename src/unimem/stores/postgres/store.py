@@ -134,6 +134,11 @@ _REFUSED: tuple[tuple[type[BaseException], str], ...] = (
         "create the role (`createuser NAME`) or fix the user and password in the store URL",
     ),
     (
+        asyncpg.exceptions.InvalidSchemaNameError,
+        "create the schema the URL's search_path names (`CREATE SCHEMA name`), or name it "
+        "with ?schema=NAME instead, which unimem creates",
+    ),
+    (
         asyncpg.exceptions.InsufficientPrivilegeError,
         "grant the role the right to create tables in the database, or use another role",
     ),
