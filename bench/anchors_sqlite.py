@@ -62,7 +62,7 @@ async def run(args: argparse.Namespace, tmp: Path) -> dict[str, dict[str, float]
     # with the owner check (get_history)
     entry = {"role": "user", "content": MESSAGE, "language": "en", "detected_language": "en"}
     subjects["unimem service (SQLite)"] = (
-        lambda: memory.add_entry("s", MemoryEntry(**entry), "bench"),
+        lambda: memory.add_entry("s", MemoryEntry(**entry), user_id="bench"),
         lambda: memory.get_history("s", max_messages=10, user_id="bench"),
     )
 

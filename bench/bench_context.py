@@ -49,12 +49,12 @@ def pct(samples: list[float], q: float) -> float:
 
 
 async def latency(memory: UnifiedMemoryService, ops: int) -> dict[str, float]:
-    await memory.update_settings(None, {"anonymize_phi": False})
+    await memory.update_settings({"anonymize_phi": False}, user_id=None)
     for i in range(50):
         role = "user" if i % 2 == 0 else "assistant"
         await memory.add_entry("bench", MemoryEntry(role=role, content=f"{i}: {SENTENCE * 2}"))
-    await memory.add_fact(None, "Allergic to penicillin", kind="allergy")
-    await memory.add_fact(None, "Takes lisinopril 20 mg every morning", kind="medication")
+    await memory.add_fact("Allergic to penicillin", user_id=None, kind="allergy")
+    await memory.add_fact("Takes lisinopril 20 mg every morning", user_id=None, kind="medication")
     first = time.perf_counter()
     await memory.build_llm_context("bench", "What should I do?", rag_results=PASSAGES)
     cold = (time.perf_counter() - first) * 1e6

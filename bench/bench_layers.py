@@ -105,7 +105,7 @@ async def run(args: argparse.Namespace) -> None:
             # as in the spec's example: the voice pipeline's speech-to-text already
             # identified the language, so unimem does not detect it again
             entry = MemoryEntry(role="user", content=MESSAGE, language="en", detected_language="en")
-            await service.add_entry("svc", entry, "bench")
+            await service.add_entry("svc", entry, user_id="bench")
 
         phi_turns = iter(range(10**9))
 
@@ -117,11 +117,13 @@ async def run(args: argparse.Namespace) -> None:
             entry = MemoryEntry(
                 role="user", content=text[:200], language="en", detected_language="en"
             )
-            await service.add_entry("svc-phi", entry, "bench")
+            await service.add_entry("svc-phi", entry, user_id="bench")
 
         async def svc_detect_append() -> None:
             # a typed turn: unimem detects the language (lingua) before storing
-            await service.add_entry("svc-text", MemoryEntry(role="user", content=MESSAGE), "bench")
+            await service.add_entry(
+                "svc-text", MemoryEntry(role="user", content=MESSAGE), user_id="bench"
+            )
 
         subjects.append(
             Subject(

@@ -33,7 +33,7 @@ async def run_case(folder: Path, name: str, ops: int, *, phi: bool, text: str, e
     async with UnifiedMemoryService(SQLiteStore(folder / f"{name}.db")) as memory:
         if enc:
             memory.use_encryption(generate_key("k1"))
-        await memory.update_settings("u1", {"anonymize_phi": phi})
+        await memory.update_settings({"anonymize_phi": phi}, user_id="u1")
         writes: list[float] = []
         reads: list[float] = []
         for i in range(ops):
@@ -52,12 +52,12 @@ async def run_case(folder: Path, name: str, ops: int, *, phi: bool, text: str, e
 
 async def run_delete(folder: Path) -> None:
     async with UnifiedMemoryService(SQLiteStore(folder / "delete.db")) as memory:
-        await memory.update_settings("u1", {"anonymize_phi": False})
+        await memory.update_settings({"anonymize_phi": False}, user_id="u1")
         for i in range(1000):
             entry = MemoryEntry(role="user", content=PLAIN)
             await memory.add_entry(f"s{i % 20}", entry, user_id="u1")
         t0 = time.perf_counter()
-        receipt = await memory.delete_user_memory("u1", "all")
+        receipt = await memory.delete_user_memory("all", user_id="u1")
         elapsed = (time.perf_counter() - t0) * 1e3
         print(f"delete_user_memory(all): {receipt.total} rows in {elapsed:.1f} ms")
 

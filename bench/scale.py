@@ -239,7 +239,7 @@ class Backend:
 
 async def measure(memory: UnifiedMemoryService, sid: str, user: str, ops: int) -> dict[str, Any]:
     await memory.get_context(sid, max_messages=10, user_id=user)  # read-through rebuild
-    add = await timed(lambda: memory.add_entry(sid, entry(), user), ops)
+    add = await timed(lambda: memory.add_entry(sid, entry(), user_id=user), ops)
     ctx = await timed(lambda: memory.get_context(sid, max_messages=10, user_id=user), ops)
     llm = await timed(
         lambda: memory.build_llm_context(sid, "and the dose?", max_tokens=2000, user_id=user),
@@ -253,7 +253,7 @@ async def history_growth(backend: Backend, sizes: list[int], ops: int) -> list[d
     for size in sizes:
         sid, user = f"hist-{size}", "bench"
         async with backend.service() as memory:
-            await memory.add_entry(sid, entry(), user)
+            await memory.add_entry(sid, entry(), user_id=user)
         t0 = time.perf_counter()
         if size > 1:
             await backend.copy_history(sid, 2, size)
@@ -271,7 +271,7 @@ async def session_growth(backend: Backend, counts: list[int], ops: int) -> list[
     rows: list[dict[str, Any]] = []
     template = "tmpl"
     async with backend.service() as memory:
-        await memory.add_entry(template, entry(), "user-0")
+        await memory.add_entry(template, entry(), user_id="user-0")
     have = 1
     for count in counts:
         if count > have:
@@ -280,7 +280,7 @@ async def session_growth(backend: Backend, counts: list[int], ops: int) -> list[
         await backend.drop_cache()
         sid, user = f"probe-{count}", f"probe-user-{count}"
         async with backend.service() as memory:
-            await memory.add_entry(sid, entry(), user)
+            await memory.add_entry(sid, entry(), user_id=user)
             rows.append({"sessions": count, **await measure(memory, sid, user, ops)})
         print(f"  {backend.kind} sessions {count}: {rows[-1]['add']['p50']:.2f} ms add", flush=True)
     return rows
@@ -299,7 +299,7 @@ async def memory_costs(args: argparse.Namespace, pg_backend: Backend) -> dict[st
         async with scratch.service() as memory:
             for i in range(sessions):
                 for _ in range(per):
-                    await memory.add_entry(f"active-{i}", entry(), f"user-{i % 10}")
+                    await memory.add_entry(f"active-{i}", entry(), user_id=f"user-{i % 10}")
         client = aioredis.Redis.from_url(args.redis)
         used = keys = 0
         async for key in client.scan_iter(match=f"{scratch.prefix}:*", count=1000):

@@ -14,7 +14,7 @@ import pytest
 
 from backends import PG_URL, ScratchPostgresStore, pg_store
 from unimem import StoreUnavailableError
-from unimem.stores.postgres.store import _Lease
+from unimem.stores.postgres.connection import Lease as _Lease
 
 pytestmark = pytest.mark.postgres
 

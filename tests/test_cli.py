@@ -31,7 +31,9 @@ def _seed(url: str) -> None:
     async def go() -> None:
         async with UnifiedMemoryService.from_url(url) as service:
             for sid, user in (("s1", "alice"), ("s2", "alice"), ("s3", "bob")):
-                await service.add_entry(sid, MemoryEntry(role="user", content=f"hi {sid}"), user)
+                await service.add_entry(
+                    sid, MemoryEntry(role="user", content=f"hi {sid}"), user_id=user
+                )
 
     asyncio.run(go())
 
@@ -125,7 +127,7 @@ def test_delete_scope_session_needs_a_session_id(tmp_path: Path) -> None:
 
     async def sessions() -> list[str]:
         async with UnifiedMemoryService.from_url(url) as service:
-            return sorted(s.session_id for s in await service.list_sessions("alice"))
+            return sorted(s.session_id for s in await service.list_sessions(user_id="alice"))
 
     assert asyncio.run(sessions()) == ["s1", "s2"]
 
@@ -220,7 +222,9 @@ def test_export_and_delete_open_the_store_like_the_server(tmp_path: Path) -> Non
         service = UnifiedMemoryService.from_url(url)
         service.use_encryption(keys)
         async with service:
-            await service.add_entry("s1", MemoryEntry(role="user", content="secret dose"), "alice")
+            await service.add_entry(
+                "s1", MemoryEntry(role="user", content="secret dose"), user_id="alice"
+            )
 
     asyncio.run(seed())
     assert b"secret dose" not in (tmp_path / "cli.db").read_bytes()

@@ -55,7 +55,7 @@ async def _scenario(memory: Any) -> dict[str, Any]:
     events = await memory.get_events("visit-1", "topic_change")
     context = await memory.get_context("visit-1", max_messages=3, include_rag=False)
     llm = await memory.build_llm_context("visit-1", "and then?", ["Tablets: 2/day"], 400)
-    settings_ = await memory.update_settings(None, {"retention_days": 9})
+    settings_ = await memory.update_settings({"retention_days": 9}, user_id=None)
     info = await memory.get_session("visit-1")
     sessions = await memory.list_sessions()
     closed = await memory.close_session("visit-1")
@@ -161,9 +161,9 @@ async def test_server_errors_are_raised_as_the_same_classes(base: str) -> None:
             await alice.add_entry("a1", {"role": "user", "content": "late"})
         with pytest.raises(InvalidInputError, match="token"):
             await alice.get_history("a1", user_id="bob")
-        receipt = await alice.delete_user_memory(None, "all")
+        receipt = await alice.delete_user_memory("all", user_id=None)
         assert isinstance(receipt, DeletionReceipt) and receipt.counts["entries"] == 1
-        export = await alice.export_user_memory("alice")
+        export = await alice.export_user_memory(user_id="alice")
         assert export["user_id"] == "alice" and export["entries"] == []
 
 

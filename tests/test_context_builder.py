@@ -39,7 +39,7 @@ async def test_layout_system_facts_history_query(service):
     await service.add_entry(
         "s1", MemoryEntry(role="user", content="¿Puedo tomar jarabe?", language="es", mode="voice")
     )
-    await service.add_fact(None, "Allergic to penicillin", kind="allergy")
+    await service.add_fact("Allergic to penicillin", user_id=None, kind="allergy")
     context = await service.build_llm_context("s1", "¿Y la dosis?", rag_results=PASSAGES[:2])
     assert isinstance(context, LLMContext) and isinstance(context, list)
     system = context[0]["content"]
@@ -75,7 +75,7 @@ async def test_unknown_session_gives_system_and_query(service):
 @pytest.mark.parametrize("max_tokens", [60, 150, 400, 900])
 async def test_never_exceeds_max_tokens(service, max_tokens):
     await _talk(service, "s1", 50)
-    await service.add_fact(None, "Takes metformin 500 mg twice a day", kind="medication")
+    await service.add_fact("Takes metformin 500 mg twice a day", user_id=None, kind="medication")
     for model in ("gpt-4o", "gpt-4", "claude-3-5-sonnet"):
         context = await service.build_llm_context(
             "s1", "What now?", rag_results=PASSAGES, max_tokens=max_tokens, model=model
@@ -85,7 +85,7 @@ async def test_never_exceeds_max_tokens(service, max_tokens):
 
 
 async def test_older_turns_are_summarized_incrementally_and_cached(service):
-    await service.update_settings(None, {"anonymize_phi": False})
+    await service.update_settings({"anonymize_phi": False}, user_id=None)
     await service.add_entry("s1", MemoryEntry(role="user", content="I'm allergic to latex."))
     await _talk(service, "s1", 40)
     first = await service.build_llm_context("s1", "hi", max_tokens=300)
@@ -102,12 +102,12 @@ async def test_older_turns_are_summarized_incrementally_and_cached(service):
 
 
 async def test_deleting_entries_invalidates_the_summary(service):
-    await service.update_settings(None, {"anonymize_phi": False})
+    await service.update_settings({"anonymize_phi": False}, user_id=None)
     await service.add_entry("s1", MemoryEntry(role="user", content="I'm allergic to latex."))
     await _talk(service, "s1", 40)
     await service.build_llm_context("s1", "hi", max_tokens=300)
     assert await service.store.get_summary("s1") is not None
-    await service.delete_user_memory(None, "day")
+    await service.delete_user_memory("day", user_id=None)
     assert await service.store.get_summary("s1") is None
     await service.add_entry("s1b", MemoryEntry(role="user", content="Hello again."))
     context = await service.build_llm_context("s1", "hi", max_tokens=300)

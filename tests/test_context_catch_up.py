@@ -12,14 +12,14 @@ from typing import Any
 import pytest
 
 from unimem import MemoryEntry, UnifiedMemoryService
-from unimem.context import pipeline
+from unimem.context import session_context as pipeline
 from unimem.context.budget import DEGRADATION_SUMMARY_BEHIND
 
 STEP = 20
 
 
 async def _long_session(memory: UnifiedMemoryService, session_id: str, turns: int) -> None:
-    await memory.update_settings(None, {"anonymize_phi": False})
+    await memory.update_settings({"anonymize_phi": False}, user_id=None)
     await memory.add_entry(session_id, MemoryEntry(role="user", content="I'm allergic to latex."))
     for i in range(turns):
         await memory.add_entry(

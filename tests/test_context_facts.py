@@ -25,35 +25,37 @@ async def _chatter(service, session_id: str, turns: int, user_id: str | None = N
 
 
 async def test_add_list_delete_facts(service):
-    fact = await service.add_fact("alice", "Allergic to penicillin", kind="allergy")
+    fact = await service.add_fact("Allergic to penicillin", user_id="alice", kind="allergy")
     assert fact.id and fact.user_id == "alice" and fact.kind == "allergy"
     assert fact.created_at is not None
-    assert [f.id for f in await service.list_facts("alice")] == [fact.id]
-    assert await service.list_facts("bob") == []
-    assert await service.delete_fact("bob", fact.id) is False  # not bob's
-    assert await service.delete_fact("alice", fact.id) is True
-    assert await service.list_facts("alice") == []
+    assert [f.id for f in await service.list_facts(user_id="alice")] == [fact.id]
+    assert await service.list_facts(user_id="bob") == []
+    assert await service.delete_fact(fact.id, user_id="bob") is False  # not bob's
+    assert await service.delete_fact(fact.id, user_id="alice") is True
+    assert await service.list_facts(user_id="alice") == []
 
 
 async def test_facts_follow_the_privacy_settings(service):
-    fact = await service.add_fact("alice", "Daughter's phone is 555-867-5309", kind="contact")
+    fact = await service.add_fact(
+        "Daughter's phone is 555-867-5309", user_id="alice", kind="contact"
+    )
     assert "867-5309" not in fact.text
-    assert "867-5309" not in (await service.list_facts("alice"))[0].text
-    await service.update_settings("bob", {"enabled": False})
-    await service.add_fact("bob", "Allergic to latex", kind="allergy")
-    assert await service.list_facts("bob") == []
+    assert "867-5309" not in (await service.list_facts(user_id="alice"))[0].text
+    await service.update_settings({"enabled": False}, user_id="bob")
+    await service.add_fact("Allergic to latex", user_id="bob", kind="allergy")
+    assert await service.list_facts(user_id="bob") == []
 
 
 @pytest.mark.parametrize(("text", "kind"), [("", "note"), ("   ", "note"), ("ok", "")])
 async def test_bad_facts_are_refused(service, text, kind):
     with pytest.raises(InvalidInputError):
-        await service.add_fact("alice", text, kind=kind)
+        await service.add_fact(text, user_id="alice", kind=kind)
 
 
 async def test_facts_survive_truncation_and_session_close_in_every_session(service):
-    await service.update_settings("alice", {"anonymize_phi": False})  # a name is PHI
-    await service.add_fact("alice", "Preferred name: Maggie", kind="preference")
-    await service.add_fact("alice", "Takes warfarin 5 mg at night", kind="medication")
+    await service.update_settings({"anonymize_phi": False}, user_id="alice")  # a name is PHI
+    await service.add_fact("Preferred name: Maggie", user_id="alice", kind="preference")
+    await service.add_fact("Takes warfarin 5 mg at night", user_id="alice", kind="medication")
     await _chatter(service, "visit-1", 60, user_id="alice")
     context = await service.build_llm_context("visit-1", "hi", max_tokens=120, user_id="alice")
     assert context.token_count <= 120
@@ -80,11 +82,11 @@ async def test_pin_entry_pins_its_content(service):
     )
     again = await service.pin_entry("s1", entry.id, user_id="alice")
     assert again.id == fact.id
-    assert len(await service.list_facts("alice")) == 1
+    assert len(await service.list_facts(user_id="alice")) == 1
     await _chatter(service, "s1", 60, user_id="alice")
     context = await service.build_llm_context("s1", "hi", max_tokens=150, user_id="alice")
     assert "- [pinned_entry] I'm allergic to sulfa drugs." in context[1]["content"]
-    assert await service.delete_fact("alice", fact.id)
+    assert await service.delete_fact(fact.id, user_id="alice")
     context = await service.build_llm_context("s1", "hi", max_tokens=150, user_id="alice")
     assert "Pinned facts" not in "\n".join(m["content"] for m in context)
 
@@ -134,7 +136,7 @@ async def test_mark_interrupted_keeps_what_was_heard(service):
 
 
 async def test_an_interrupted_answer_already_summarized_leaves_the_summary(service):
-    await service.update_settings(None, {"anonymize_phi": False})
+    await service.update_settings({"anonymize_phi": False}, user_id=None)
     await service.add_entry("s1", MemoryEntry(role="user", content="Dose?", mode="voice"))
     answer = await service.add_entry(
         "s1", MemoryEntry(role="assistant", content=GENERATED, mode="voice")
@@ -170,8 +172,8 @@ async def test_mark_interrupted_errors(service):
 
 
 async def test_without_cross_session_only_this_sessions_facts_are_recalled(service):
-    await service.update_settings("carol", {"cross_session": False})
-    await service.add_fact("carol", "Allergic to sulfa drugs", kind="allergy")
+    await service.update_settings({"cross_session": False}, user_id="carol")
+    await service.add_fact("Allergic to sulfa drugs", user_id="carol", kind="allergy")
     first = await service.add_entry(
         "visit-a", MemoryEntry(role="user", content="I take lisinopril daily"), user_id="carol"
     )

@@ -243,8 +243,10 @@ async def _long_session(memory: UnifiedMemoryService, session_id: str, turns: in
 
 
 async def test_service_uses_the_llm_summary_and_stores_it(service, llm):
-    await service.update_settings(None, {"anonymize_phi": False})
-    service.summarizer = LLMSummarizer(base_url=llm.url, timeout=5)
+    await service.update_settings({"anonymize_phi": False}, user_id=None)
+    service = UnifiedMemoryService(
+        service.store, config=service.config, summarizer=LLMSummarizer(base_url=llm.url, timeout=5)
+    )
     await _long_session(service, "s-llm")
     context = await service.build_llm_context("s-llm", "what do you know?", max_tokens=400)
     assert context.summary_used
@@ -257,10 +259,12 @@ async def test_service_uses_the_llm_summary_and_stores_it(service, llm):
 async def test_service_redacts_phi_sent_to_the_llm(service, llm):
     # The stored entry keeps the number (as when it was written before the
     # privacy pipeline ran); what leaves the process must not.
-    await service.update_settings(None, {"anonymize_phi": False})
+    await service.update_settings({"anonymize_phi": False}, user_id=None)
     await _long_session(service, "s-phi")
-    await service.update_settings(None, {"anonymize_phi": True})
-    service.summarizer = LLMSummarizer(base_url=llm.url, timeout=5)
+    await service.update_settings({"anonymize_phi": True}, user_id=None)
+    service = UnifiedMemoryService(
+        service.store, config=service.config, summarizer=LLMSummarizer(base_url=llm.url, timeout=5)
+    )
     await service.build_llm_context("s-phi", "hello", max_tokens=400)
     sent = json.dumps(llm.requests[0])
     assert "867-5309" not in sent and "867" not in sent
@@ -269,7 +273,9 @@ async def test_service_redacts_phi_sent_to_the_llm(service, llm):
 
 async def test_service_falls_back_and_records_the_degradation(service, llm):
     llm.status = 503
-    service.summarizer = LLMSummarizer(base_url=llm.url, timeout=5)
+    service = UnifiedMemoryService(
+        service.store, config=service.config, summarizer=LLMSummarizer(base_url=llm.url, timeout=5)
+    )
     await _long_session(service, "s-down")
     context = await service.build_llm_context("s-down", "hello", max_tokens=400)
     assert "summarizer_fallback" in context.degradations
@@ -281,7 +287,9 @@ async def test_service_falls_back_and_records_the_degradation(service, llm):
 
 
 async def test_within_a_voice_budget_the_llm_is_not_called(service, llm):
-    service.summarizer = LLMSummarizer(base_url=llm.url, timeout=5)
+    service = UnifiedMemoryService(
+        service.store, config=service.config, summarizer=LLMSummarizer(base_url=llm.url, timeout=5)
+    )
     await _long_session(service, "s-voice")
     context = await service.build_llm_context("s-voice", "hello", max_tokens=400, budget_ms=650)
     assert llm.requests == []

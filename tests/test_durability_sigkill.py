@@ -114,8 +114,8 @@ async def test_every_acknowledged_entry_survives_sigkill_exactly_once(
         # the client retries what it never saw acknowledged: stored once, in any case
         for sid, eid in sorted(in_flight):
             again = MemoryEntry(id=eid, role="user", content="x" * 200)
-            await memory.add_entry(sid, again, "u1")
-            await memory.add_entry(sid, again, "u1")
+            await memory.add_entry(sid, again, user_id="u1")
+            await memory.add_entry(sid, again, user_id="u1")
         for sid in ("shared", "own-a", "own-b"):
             history = await memory.get_history(sid, max_messages=10_000)
             ids = [e.id for e in history]

@@ -93,15 +93,15 @@ async def test_audit_route_lists_the_callers_records(tmp_path: Path) -> None:
 
 async def _facts_scenario(memory: Any, user: str) -> dict[str, Any]:
     entry = await memory.add_entry("visit-9", ENTRY)
-    added = await memory.add_fact(user, "Prefers Spanish", kind="preference")
+    added = await memory.add_fact("Prefers Spanish", user_id=user, kind="preference")
     pinned = await memory.pin_entry("visit-9", entry.id)
     listed = await memory.list_facts()
-    gone = await memory.delete_fact(user, added.id)
-    again = await memory.delete_fact(user, added.id)
+    gone = await memory.delete_fact(added.id, user_id=user)
+    again = await memory.delete_fact(added.id, user_id=user)
     extended = await memory.extend_ttl("visit-9")
     unknown = await memory.extend_ttl("never-seen")
-    await memory.update_settings(None, {"retention_days": 5})
-    audit = await memory.list_audit(user)
+    await memory.update_settings({"retention_days": 5}, user_id=None)
+    audit = await memory.list_audit(user_id=user)
     return {
         "added": added,
         "pinned": pinned,
@@ -111,7 +111,7 @@ async def _facts_scenario(memory: Any, user: str) -> dict[str, Any]:
         "extended": extended,
         "unknown": unknown,
         "audit": audit,
-        "left": await memory.list_facts(user),
+        "left": await memory.list_facts(user_id=user),
     }
 
 
@@ -162,8 +162,8 @@ async def test_mcp_fact_tools(tmp_path: Path) -> None:
             assert _payload(deleted) == {"fact_id": _payload(added)["id"], "deleted": True}
             empty = await client.call_tool("add_fact", {"text": ""})
             assert empty.is_error and _payload(empty)["field"] == "text"
-        assert [f.text for f in await service.list_facts("carol")] == ["I use an inhaler"]
-        assert await service.list_facts("dave") == []
+        assert [f.text for f in await service.list_facts(user_id="carol")] == ["I use an inhaler"]
+        assert await service.list_facts(user_id="dave") == []
 
 
 def _python_blocks(readme: str) -> list[str]:

@@ -65,11 +65,11 @@ async def test_delete_memory_tool(service: UnifiedMemoryService) -> None:
         await client.call_tool("add_entry", {"session_id": "c", "role": "user", "content": "x"})
         receipt = _payload(await client.call_tool("delete_memory", {"scope": "all"}))
         assert receipt["counts"]["entries"] == 1
-    assert await service.list_sessions("alice") == []
+    assert await service.list_sessions(user_id="alice") == []
 
 
 async def test_errors_come_back_as_tool_errors(service: UnifiedMemoryService) -> None:
-    await service.add_entry("bobs", {"role": "user", "content": "private"}, "bob")
+    await service.add_entry("bobs", {"role": "user", "content": "private"}, user_id="bob")
     async with Client(build_mcp_server(service, "alice")) as client:
         bad = await client.call_tool(
             "add_entry", {"session_id": "c", "role": "robot", "content": "x"}

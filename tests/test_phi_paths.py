@@ -31,7 +31,7 @@ def _clean(dump: Any) -> None:
 
 
 async def _everything(service: UnifiedMemoryService) -> dict[str, Any]:
-    return await service.export_user_memory(USER)
+    return await service.export_user_memory(user_id=USER)
 
 
 async def _entry(service: UnifiedMemoryService, **fields: Any) -> None:
@@ -56,7 +56,12 @@ class _ParrotSummarizer:
 
 
 async def _summary(service: UnifiedMemoryService) -> None:
-    service.summarizer = _ParrotSummarizer()  # type: ignore[assignment]
+    service = UnifiedMemoryService(
+        service.store,
+        config=service.config,
+        summarizer=_ParrotSummarizer(),  # type: ignore[arg-type]
+        privacy=service.privacy,
+    )
     for i in range(30):
         await _entry(service, content=f"turn {i} about the knee pain and the exercises " * 4)
     built = await service.build_llm_context(SID, "and now?", max_tokens=300, user_id=USER)
@@ -78,7 +83,9 @@ PATHS: dict[str, Callable[[UnifiedMemoryService], Awaitable[None]]] = {
     "sources": lambda s: _entry(s, sources=[{"title": SAYS, "url": "https://example.org/c"}]),
     "metadata": lambda s: _entry(s, metadata={"caller_name": RAW[0], "callback": RAW[1]}),
     "event_data": lambda s: _event(s),
-    "fact": lambda s: s.add_fact(USER, f"{RAW[0]} is allergic to penicillin, call {RAW[1]}"),
+    "fact": lambda s: s.add_fact(
+        f"{RAW[0]} is allergic to penicillin, call {RAW[1]}", user_id=USER
+    ),
     "pinned_entry": lambda s: _pin(s),
     "interrupted_answer": lambda s: _interrupt(s),
     "summary": _summary,

@@ -81,13 +81,13 @@ async def test_postgres_down_fails_writes_cleanly_and_keeps_hot_reads(
     store = ScratchLayeredStore(PostgresStore(own_postgres.url, schema=schema, timeout=3), cache)
     async with UnifiedMemoryService(store) as memory:
         for i in range(3):
-            await memory.add_entry("s1", MemoryEntry(role="user", content=f"m{i}"), "u1")
+            await memory.add_entry("s1", MemoryEntry(role="user", content=f"m{i}"), user_id="u1")
         before = await memory.get_context("s1")
 
         own_postgres.stop()
         try:
             with pytest.raises(StoreUnavailableError, match="PostgreSQL"):
-                await memory.add_entry("s1", MemoryEntry(role="user", content="lost"), "u1")
+                await memory.add_entry("s1", MemoryEntry(role="user", content="lost"), user_id="u1")
             # the hot window still answers, unchanged: nothing was half-written
             ctx = await memory.get_context("s1")
             assert ctx.messages == before.messages
@@ -103,7 +103,9 @@ async def test_postgres_down_fails_writes_cleanly_and_keeps_hot_reads(
         # back: the pool reconnects by itself
         for _ in range(3):
             try:
-                nxt = await memory.add_entry("s1", MemoryEntry(role="user", content="m3"), "u1")
+                nxt = await memory.add_entry(
+                    "s1", MemoryEntry(role="user", content="m3"), user_id="u1"
+                )
                 break
             except StoreUnavailableError:
                 continue  # connections of the pool that died with the old server

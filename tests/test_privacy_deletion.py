@@ -12,7 +12,7 @@ from unimem import (
     MemoryEntry,
     UnifiedMemoryService,
 )
-from unimem.privacy.operations import start_of_day
+from unimem.privacy.deletion import start_of_day
 from unimem.stores import InMemoryStore, SQLiteStore
 
 DAY = timedelta(days=1)
@@ -47,7 +47,7 @@ async def test_session_scope_without_a_session_id_is_refused_and_deletes_nothing
     await add(service, "live-1", "a")
     await add(service, "live-2", "b")
     with pytest.raises(InvalidInputError, match="session_id") as info:
-        await service.delete_user_memory("u1", "session")
+        await service.delete_user_memory("session", user_id="u1")
     assert info.value.field == "session_id"
     assert sorted(await contents(service)) == ["a", "b"]
 
@@ -56,18 +56,18 @@ async def test_delete_one_given_session(service: UnifiedMemoryService):
     await add(service, "s1", "a")
     await add(service, "s2", "b")
     await add(service, "theirs", "d", uid="u2")
-    receipt = await service.delete_user_memory("u1", "session", session_id="s1")
+    receipt = await service.delete_user_memory("session", user_id="u1", session_id="s1")
     assert receipt.counts["entries"] == 1
     assert await contents(service) == ["b"]
     # another user's session: deleted from as a session never used (nothing, 0s)
-    theirs = await service.delete_user_memory("u1", "session", session_id="theirs")
-    never = await service.delete_user_memory("u1", "session", session_id="never-used")
+    theirs = await service.delete_user_memory("session", user_id="u1", session_id="theirs")
+    never = await service.delete_user_memory("session", user_id="u1", session_id="never-used")
     assert theirs.counts == never.counts and theirs.total == 0
     assert await contents(service, "u2") == ["d"]
     with pytest.raises(InvalidInputError, match="session_id"):
-        await service.delete_user_memory("u1", "all", session_id="s2")
+        await service.delete_user_memory("all", user_id="u1", session_id="s2")
     with pytest.raises(InvalidInputError, match="scope"):
-        await service.delete_user_memory("u1", "week")
+        await service.delete_user_memory("week", user_id="u1")
 
 
 @pytest.mark.parametrize("tz", [None, "Pacific/Kiritimati", "Pacific/Pago_Pago"])
@@ -77,53 +77,53 @@ async def test_delete_day_scope_cuts_at_local_midnight(service: UnifiedMemorySer
     await add(service, "s1", "today", timestamp=midnight + timedelta(microseconds=1))
     await add(service, "s2", "now")
     await add(service, "s3", "theirs", uid="u2")
-    receipt = await service.delete_user_memory("u1", "day", tz=tz)
+    receipt = await service.delete_user_memory("day", user_id="u1", tz=tz)
     assert receipt.counts["entries"] == 2
     assert await contents(service) == ["yesterday"]
     assert await contents(service, "u2") == ["theirs"]
 
 
 async def test_delete_all_leaves_nothing_but_settings_and_audit(service: UnifiedMemoryService):
-    await service.update_settings("u1", {"retention_days": 9})
+    await service.update_settings({"retention_days": 9}, user_id="u1")
     await add(service, "s1", SECRET)
     await add(service, "s2", "second", mode="voice")
     await service.add_event("s2", "topic_change", {"topic": "dose"}, user_id="u1")
     await add(service, "s3", "other user", uid="u2")
-    receipt = await service.delete_user_memory("u1", "all", actor="admin-7")
+    receipt = await service.delete_user_memory("all", user_id="u1", actor="admin-7")
     assert receipt.counts["entries"] == 2 and receipt.counts["sessions"] == 2
     assert receipt.total == sum(receipt.counts.values())
-    exported = await service.export_user_memory("u1")
+    exported = await service.export_user_memory(user_id="u1")
     assert exported["settings"]["retention_days"] == 9
     for kind in ("sessions", "entries", "events", "facts", "summaries"):
         assert exported[kind] == [], kind
-    assert await service.list_sessions("u1") == []
+    assert await service.list_sessions(user_id="u1") == []
     assert await contents(service, "u2") == ["other user"]
-    [delete] = [r for r in await service.list_audit("u1") if r.action == "delete"]
+    [delete] = [r for r in await service.list_audit(user_id="u1") if r.action == "delete"]
     assert delete.actor == "admin-7" and delete.details["counts"] == receipt.counts
 
 
 async def test_audit_records_settings_export_delete_without_content(service: UnifiedMemoryService):
     # stored as given (no redaction), so content in the audit log would show
-    await service.update_settings("u1", {"anonymize_phi": False, "retention_days": 30})
+    await service.update_settings({"anonymize_phi": False, "retention_days": 30}, user_id="u1")
     await add(service, "s1", SECRET)
-    exported = await service.export_user_memory("u1", actor="dpo")
+    exported = await service.export_user_memory(user_id="u1", actor="dpo")
     assert [e["content"] for e in exported["entries"]] == [SECRET]
     assert exported["format"] == "unimem-export/1" and exported["user_id"] == "u1"
     json.dumps(exported)  # JSON-ready as it is
-    await service.delete_user_memory("u1", "all")
-    records = await service.list_audit("u1")
+    await service.delete_user_memory("all", user_id="u1")
+    records = await service.list_audit(user_id="u1")
     assert [r.action for r in records] == ["settings_change", "export", "delete"]
     assert records[0].details == {"anonymize_phi": False}  # only what changed
     assert records[1].actor == "dpo" and records[1].details["entries"] == 1
     assert records[2].actor == "u1"
     assert SECRET not in json.dumps([r.model_dump(mode="json") for r in records])
-    again = await service.export_user_memory("u1")
+    again = await service.export_user_memory(user_id="u1")
     assert [r["action"] for r in again["audit"]] == ["settings_change", "export", "delete"]
 
 
 async def test_sweep_retention_deletes_and_audits(service: UnifiedMemoryService):
     now = datetime.now(UTC)
-    await service.update_settings("u1", {"retention_days": 1})
+    await service.update_settings({"retention_days": 1}, user_id="u1")
     await add(service, "s1", "two days old", timestamp=now - 2 * DAY)
     await add(service, "s1", "fresh")
     await add(service, "s2", "default user, 20 days", uid="u2", timestamp=now - 20 * DAY)
@@ -132,34 +132,13 @@ async def test_sweep_retention_deletes_and_audits(service: UnifiedMemoryService)
     assert deleted >= 3  # two entries, and session s3 left empty
     assert await contents(service) == ["fresh"]
     assert await contents(service, "u2") == ["default user, 20 days"]
-    [record] = await service.list_audit("*")
+    [record] = await service.list_audit(user_id="*")
     assert record.action == "sweep" and record.details["deleted"] == deleted
     assert await service.sweep_retention() == 0
-    assert len(await service.list_audit("*")) == 1  # an empty sweep is not recorded
+    assert len(await service.list_audit(user_id="*")) == 1  # an empty sweep is not recorded
     later = await service.sweep_retention(now + 21 * DAY, default_retention_days=1)
     assert later >= 2
     assert await contents(service, "u2") == []
-
-
-class RecordingCache:
-    """A cache layer as the service sees it: only the deletion hook."""
-
-    def __init__(self) -> None:
-        self.calls: list[dict[str, Any]] = []
-
-    async def delete_user(self, user_id: str, **kw: Any) -> dict[str, int]:
-        self.calls.append({"user_id": user_id, **kw})
-        return {"keys": 3}
-
-
-async def test_deletion_clears_the_cache_layer_through_the_hook(service: UnifiedMemoryService):
-    cache = RecordingCache()
-    service.cache = cache  # type: ignore[attr-defined]
-    await add(service, "s1", "a")
-    receipt = await service.delete_user_memory("u1", "session", session_id="s1")
-    assert receipt.counts["cache_keys"] == 3
-    [call] = cache.calls
-    assert call == {"user_id": "u1", "scope": "session", "since": None, "session_ids": ["s1"]}
 
 
 async def test_a_write_racing_a_deletion(service: UnifiedMemoryService):
@@ -172,7 +151,7 @@ async def test_a_write_racing_a_deletion(service: UnifiedMemoryService):
         return await add(service, "live", f"racing-{i}")
 
     first = [asyncio.create_task(writer(i)) for i in range(20)]
-    deletion = asyncio.create_task(service.delete_user_memory("u1", "all"))
+    deletion = asyncio.create_task(service.delete_user_memory("all", user_id="u1"))
     second = [asyncio.create_task(writer(i)) for i in range(20, 40)]
     racing = await asyncio.gather(*first, *second)
     receipt = await deletion

@@ -61,7 +61,7 @@ async def _write(svc: UnifiedMemoryService) -> MemoryEntry:
         metadata={"note": "chest"},
     )
     stored = await svc.add_entry("s1", entry, user_id="u1")
-    await svc.add_fact("u1", "allergic to penicillin (chest rash)", "allergy")
+    await svc.add_fact("allergic to penicillin (chest rash)", "allergy", user_id="u1")
     now = datetime.now(UTC)
     await svc.store.put_summary(
         Summary(
@@ -79,7 +79,7 @@ async def _write(svc: UnifiedMemoryService) -> MemoryEntry:
 async def test_content_is_encrypted_in_the_store_and_plain_through_the_service(
     service: UnifiedMemoryService,
 ):
-    await service.update_settings("u1", {"anonymize_phi": False})
+    await service.update_settings({"anonymize_phi": False}, user_id="u1")
     assert service.use_encryption(Keyring.parse(A))
     stored = await _write(service)
     assert stored.content == SECRET and stored.sources == [{"title": "chest pain guide", "page": 3}]
@@ -89,12 +89,12 @@ async def test_content_is_encrypted_in_the_store_and_plain_through_the_service(
         ["passage about chest pain"],
         {"note": "chest"},
     )
-    assert (await service.list_facts("u1"))[0].text.startswith("allergic")
+    assert (await service.list_facts(user_id="u1"))[0].text.startswith("allergic")
     summary = await service.store.get_summary("s1")
     assert summary is not None and summary.text == "chest summary"
     context = await service.get_context("s1", user_id="u1")
     assert context.messages[0].content == SECRET
-    exported = await service.export_user_memory("u1")
+    exported = await service.export_user_memory(user_id="u1")
     assert exported["entries"][0]["content"] == SECRET
     assert exported["facts"][0]["text"].startswith("allergic")
 
@@ -105,8 +105,10 @@ async def test_content_is_encrypted_in_the_store_and_plain_through_the_service(
 
 
 async def test_rotation_moves_everything_to_the_new_key(service: UnifiedMemoryService):
-    await service.update_settings("u1", {"anonymize_phi": False})
-    await service.add_entry("s0", MemoryEntry(role="user", content="before encryption"), "u1")
+    await service.update_settings({"anonymize_phi": False}, user_id="u1")
+    await service.add_entry(
+        "s0", MemoryEntry(role="user", content="before encryption"), user_id="u1"
+    )
     service.use_encryption(A)
     await _write(service)
     service.use_encryption(f"{B},{A}")  # new key first; the old one still decrypts
@@ -126,8 +128,8 @@ async def test_a_ciphertext_moved_to_another_entry_does_not_decrypt(
     service: UnifiedMemoryService,
 ):
     service.use_encryption(A)
-    first = await service.add_entry("s1", MemoryEntry(role="user", content="one"), "u1")
-    second = await service.add_entry("s1", MemoryEntry(role="user", content="two"), "u1")
+    first = await service.add_entry("s1", MemoryEntry(role="user", content="one"), user_id="u1")
+    second = await service.add_entry("s1", MemoryEntry(role="user", content="two"), user_id="u1")
     inner = service.store.inner  # type: ignore[attr-defined]
     sealed = (await inner.get_entry("s1", first.id)).content
     await inner.update_entry("s1", second.id, {"content": sealed})
@@ -139,8 +141,8 @@ async def test_from_env_turns_encryption_on(tmp_path: Path):
     env = {"UNIMEM_DATABASE_URL": f"sqlite:///{tmp_path}/e.db", "UNIMEM_ENCRYPTION_KEYS": A}
     async with UnifiedMemoryService.from_env(env) as svc:
         assert isinstance(svc.store, EncryptedStore)
-        await svc.update_settings("u1", {"anonymize_phi": False})
-        await svc.add_entry("s1", MemoryEntry(role="user", content=SECRET), "u1")
+        await svc.update_settings({"anonymize_phi": False}, user_id="u1")
+        await svc.add_entry("s1", MemoryEntry(role="user", content=SECRET), user_id="u1")
     async with UnifiedMemoryService.from_env(env) as svc:
         assert (await svc.get_history("s1", user_id="u1"))[0].content == SECRET
     assert SECRET.encode() not in (tmp_path / "e.db").read_bytes()

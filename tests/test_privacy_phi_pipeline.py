@@ -22,8 +22,10 @@ async def test_two_processes_never_give_one_token_to_two_people(service: Unified
     """Each process keeps the session's token map between writes; the store
     confirms it inside the write, so a map another process has since extended
     is read again instead of handing out a number already taken."""
-    other = UnifiedMemoryService(service.store)  # another process, same store
-    other.privacy.token_key = service.privacy.token_key  # as UNIMEM_ENCRYPTION_KEYS gives
+    # another process, same store, same token key (as UNIMEM_ENCRYPTION_KEYS gives)
+    other = UnifiedMemoryService(
+        service.store, privacy=PrivacyPipeline(token_key=service.privacy.token_key)
+    )
     a1 = await service.add_entry("s1", user("my name is John Carter"), user_id="u1")
     b1 = await other.add_entry("s1", user("my wife Anna Becker will call"), user_id="u1")
     a2 = await service.add_entry("s1", user("my daughter Maria Lopez drives me"), user_id="u1")
@@ -81,9 +83,10 @@ async def test_tokens_hold_across_a_restart_with_the_deployment_key(
     service: UnifiedMemoryService,
 ):
     key = b"deployment secret key 32 bytes!!"
-    service.privacy = PrivacyPipeline(token_key=key)
+    service = UnifiedMemoryService(service.store, privacy=PrivacyPipeline(token_key=key))
     await service.add_entry("s1", user(SPOKEN, mode="voice"), user_id="u1")
-    service.privacy = PrivacyPipeline(token_key=key)  # another process, same key
+    # another process, same key
+    service = UnifiedMemoryService(service.store, privacy=PrivacyPipeline(token_key=key))
     again = await service.add_entry("s1", user(FAMILY + ". " + TYPED), user_id="u1")
     assert "[PERSON_1] again" in again.content and "[PHONE_1]" in again.content
     assert "[PERSON_2]" in again.content

@@ -31,8 +31,11 @@ def detector(text: str, language: str | None = None) -> list[dict[str, Any]]:
 
 @pytest.fixture
 def svc(service: UnifiedMemoryService) -> UnifiedMemoryService:
-    service.privacy = PrivacyPipeline(detector=detector, token_key=KEY)
-    return service
+    return UnifiedMemoryService(
+        service.store,
+        config=service.config,
+        privacy=PrivacyPipeline(detector=detector, token_key=KEY),
+    )
 
 
 def user(content: str, **kw: Any) -> MemoryEntry:
@@ -45,7 +48,7 @@ async def dump(svc: UnifiedMemoryService, uid: str = "u1") -> str:
 
 async def test_memory_disabled_stores_nothing_and_recalls_nothing(svc: UnifiedMemoryService):
     await svc.add_entry("s0", user("kept from before"), user_id="u1")
-    await svc.update_settings("u1", {"enabled": False})
+    await svc.update_settings({"enabled": False}, user_id="u1")
     entry = await svc.add_entry("s1", user("call John Carter"), user_id="u1")
     assert entry.seq is None and DEGRADATION_NOT_STORED in entry.degradations
     event = await svc.add_event("s1", "topic_change", {"topic": "x"}, user_id="u1")
@@ -59,7 +62,7 @@ async def test_memory_disabled_stores_nothing_and_recalls_nothing(svc: UnifiedMe
 
 
 async def test_rag_context_not_saved(svc: UnifiedMemoryService):
-    await svc.update_settings("u1", {"save_rag_context": False})
+    await svc.update_settings({"save_rag_context": False}, user_id="u1")
     entry = user("dose?", retrieved_passages=["Metformin 500 mg"], sources=[{"id": "doc-1"}])
     stored = await svc.add_entry("s1", entry, user_id="u1")
     assert stored.retrieved_passages == [] and stored.sources == []
@@ -77,7 +80,9 @@ async def test_rag_context_saved_by_default(svc: UnifiedMemoryService):
 
 
 async def test_voice_transcripts_not_saved_keep_metadata_only(svc: UnifiedMemoryService):
-    await svc.update_settings("u1", {"save_voice_transcripts": False, "anonymize_phi": False})
+    await svc.update_settings(
+        {"save_voice_transcripts": False, "anonymize_phi": False}, user_id="u1"
+    )
     async with svc.live.subscribe("s1") as queue:
         spoken = await svc.add_entry(
             "s1", user("my chest hurts", mode="voice", latency_ms=12.5), user_id="u1"
@@ -121,17 +126,20 @@ async def test_phi_is_redacted_with_tokens_consistent_in_the_session(svc: Unifie
 
 async def test_tokens_survive_a_new_pipeline_with_the_same_key(svc: UnifiedMemoryService):
     await svc.add_entry("s1", user("John Carter"), user_id="u1")
-    svc.privacy = PrivacyPipeline(detector=detector, token_key=KEY)  # e.g. after a restart
+    svc = UnifiedMemoryService(svc.store, privacy=PrivacyPipeline(detector=detector, token_key=KEY))
+    # (a restart: a new pipeline with the same key)
     again = await svc.add_entry("s1", user("John Carter, Mary Major"), user_id="u1")
     assert again.content == "[PERSON_1], [PERSON_2]"
-    svc.privacy = PrivacyPipeline(detector=detector, token_key=b"other key")
+    svc = UnifiedMemoryService(
+        svc.store, privacy=PrivacyPipeline(detector=detector, token_key=b"other key")
+    )
     third = await svc.add_entry("s1", user("Ann Lee or John Carter"), user_id="u1")
     # an unknown key cannot match old values, but it never reuses a number
     assert third.content == "[PERSON_3] or [PERSON_4]"
 
 
 async def test_anonymize_off_stores_text_as_given(svc: UnifiedMemoryService):
-    await svc.update_settings("u1", {"anonymize_phi": False})
+    await svc.update_settings({"anonymize_phi": False}, user_id="u1")
     stored = await svc.add_entry("s1", user("I am John Carter"), user_id="u1")
     assert stored.content == "I am John Carter" and not stored.phi_detected
     assert await svc.get_events("s1", event_type="phi_detected", user_id="u1") == []
@@ -156,14 +164,14 @@ async def test_event_data_is_redacted_but_ids_are_kept(svc: UnifiedMemoryService
 
 
 async def test_cross_session_off_forgets_a_session_when_it_closes(svc: UnifiedMemoryService):
-    await svc.update_settings("u1", {"cross_session": False})
+    await svc.update_settings({"cross_session": False}, user_id="u1")
     await svc.add_entry("s1", user("first visit"), user_id="u1")
     await svc.add_entry("s2", user("still open"), user_id="u1")
     await svc.close_session("s1", user_id="u1")
     exported = await svc.store.export_user("u1")
     assert [e["content"] for e in exported["entries"]] == ["still open"]
     assert [s["session_id"] for s in exported["sessions"]] == ["s2"]
-    [record] = [r for r in await svc.list_audit("u1") if r.action == "delete"]
+    [record] = [r for r in await svc.list_audit(user_id="u1") if r.action == "delete"]
     assert record.actor == "policy" and record.session_id == "s1"
 
 
@@ -176,8 +184,9 @@ async def test_cross_session_on_keeps_closed_sessions(svc: UnifiedMemoryService)
 async def test_two_processes_with_one_key_share_the_numbering(svc: UnifiedMemoryService):
     """Each process keeps its copy of the session's tokens; another process's write
     (a newer phi_detected event) makes it reload instead of reusing a number."""
-    other = UnifiedMemoryService(svc.store)
-    other.privacy = PrivacyPipeline(detector=detector, token_key=KEY)
+    other = UnifiedMemoryService(
+        svc.store, privacy=PrivacyPipeline(detector=detector, token_key=KEY)
+    )
     a = await svc.add_entry("s1", user("John Carter"), user_id="u1")
     b = await other.add_entry("s1", user("Mary Major, John Carter"), user_id="u1")
     c = await svc.add_entry("s1", user("Ann Lee, Mary Major"), user_id="u1")
@@ -192,6 +201,6 @@ async def test_two_processes_with_one_key_share_the_numbering(svc: UnifiedMemory
 
 async def test_deletion_drops_the_kept_tokens(svc: UnifiedMemoryService):
     await svc.add_entry("s1", user("John Carter"), user_id="u1")
-    await svc.delete_user_memory("u1", "all")
+    await svc.delete_user_memory("all", user_id="u1")
     again = await svc.add_entry("s1", user("Mary Major"), user_id="u1")
     assert again.content == "[PERSON_1]"  # a fresh session: nothing of the old one remains

@@ -67,13 +67,13 @@ async def test_delete_all_leaves_no_row_and_no_byte_of_the_user_in_the_files(tmp
 
     db = tmp_path / "erase.db"
     async with UnifiedMemoryService(SQLiteStore(db)) as svc:
-        await svc.update_settings("u1", {"anonymize_phi": False})
+        await svc.update_settings({"anonymize_phi": False}, user_id="u1")
         for i in range(30):  # enough to fill several pages
             entry = MemoryEntry(role="user", content=f"{SECRET} {i}", retrieved_passages=[SECRET])
             await svc.add_entry(f"s{i % 3}", entry, user_id="u1")
-        await svc.add_fact("u1", SECRET, "note")
+        await svc.add_fact(SECRET, "note", user_id="u1")
         await svc.add_entry("other", MemoryEntry(role="user", content="kept"), user_id="u2")
-        receipt = await svc.delete_user_memory("u1", "all")
+        receipt = await svc.delete_user_memory("all", user_id="u1")
         assert receipt.counts["entries"] == 30 and receipt.counts["facts"] == 1
 
         raw = sqlite3.connect(db)

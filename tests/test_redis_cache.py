@@ -195,7 +195,7 @@ async def test_cross_session_recall_fills_recent(
     await memory.add_entry("morning", user("one more"), user_id="u1")
     ctx = await memory.get_context("new-visit")
     assert ctx.recent[-1].content == "one more"
-    await memory.update_settings("u1", {"cross_session": False})
+    await memory.update_settings({"cross_session": False}, user_id="u1")
     assert (await memory.get_context("new-visit")).recent == []
 
 
@@ -324,7 +324,7 @@ async def test_delete_all_by_user_clears_every_cached_key(
         await memory.add_entry(sid, user(f"in {sid}"), user_id="u1")
         await memory.get_context(sid)
     await memory.add_entry("z", user("kept"), user_id="u2")
-    await memory.delete_user_memory("u1", "all")
+    await memory.delete_user_memory("all", user_id="u1")
     client = store.cache.client
     left = [k.decode() async for k in client.scan_iter(match=f"{store.cache.prefix}:*")]
     assert not [k for k in left if "{s:a}" in k or "{s:b}" in k or "{s:c}" in k]

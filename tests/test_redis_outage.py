@@ -48,11 +48,11 @@ async def memory(
 
 async def test_redis_down_then_back_empty(memory: UnifiedMemoryService, own_redis: int):
     for i in range(3):
-        assert (await memory.add_entry("s1", user(f"m{i}"), "u1")).degradations == []
+        assert (await memory.add_entry("s1", user(f"m{i}"), user_id="u1")).degradations == []
     assert (await memory.get_context("s1")).degradations == []
 
     SERVERS.stop(own_redis)
-    during = await memory.add_entry("s1", user("while down"), "u1")
+    during = await memory.add_entry("s1", user("while down"), user_id="u1")
     assert during.seq == 4 and during.degradations == [CACHE_DEGRADATION]
     ctx = await memory.get_context("s1")
     assert ctx.degradations == [CACHE_DEGRADATION]
@@ -61,7 +61,7 @@ async def test_redis_down_then_back_empty(memory: UnifiedMemoryService, own_redi
 
     SERVERS.start(own_redis)  # back, with nothing in it
     await asyncio.sleep(RETRY_AFTER * 1.5)
-    after = await memory.add_entry("s1", user("after"), "u1")
+    after = await memory.add_entry("s1", user("after"), user_id="u1")
     assert after.seq == 5 and after.degradations == []
     ctx = await memory.get_context("s1")
     assert ctx.degradations == []
@@ -74,12 +74,12 @@ async def test_cache_that_missed_writes_is_dropped_before_use(
     """Redis unreachable but keeping its data (a network partition, a stall):
     the writes it missed must not be hidden by its stale window afterwards."""
     for i in range(3):
-        await memory.add_entry("s1", user(f"m{i}"), "u1")
+        await memory.add_entry("s1", user(f"m{i}"), user_id="u1")
     await memory.get_context("s1")
     pid = SERVERS.procs[own_redis].pid
     os.kill(pid, signal.SIGSTOP)  # only the server this test started
     try:
-        missed = await memory.add_entry("s1", user("missed by redis"), "u1")
+        missed = await memory.add_entry("s1", user("missed by redis"), user_id="u1")
         assert missed.degradations == [CACHE_DEGRADATION]
     finally:
         os.kill(pid, signal.SIGCONT)
@@ -87,6 +87,6 @@ async def test_cache_that_missed_writes_is_dropped_before_use(
     ctx = await memory.get_context("s1")
     assert ctx.degradations == []
     assert [m.content for m in ctx.messages] == ["m0", "m1", "m2", "missed by redis"]
-    nxt = await memory.add_entry("s1", user("next"), "u1")
+    nxt = await memory.add_entry("s1", user("next"), user_id="u1")
     assert nxt.seq == 5
     assert [m.seq for m in (await memory.get_context("s1")).messages] == [1, 2, 3, 4, 5]

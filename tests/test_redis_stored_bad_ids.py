@@ -40,8 +40,8 @@ async def test_a_stored_newline_session_id_leaves_other_contexts_readable(
     )
     await store.durable.append_entry(old)
     memory = UnifiedMemoryService(store)
-    await memory.add_entry("visit-2", {"role": "user", "content": "hello"}, "u1")
-    await memory.add_entry("visit-3", {"role": "user", "content": "again"}, "u1")
+    await memory.add_entry("visit-2", {"role": "user", "content": "hello"}, user_id="u1")
+    await memory.add_entry("visit-3", {"role": "user", "content": "again"}, user_id="u1")
     for _ in range(2):  # the first read warms the user's short-term layer, the next reads it
         ctx = await memory.get_context("visit-3", user_id="u1")
         assert [e.content for e in ctx.messages] == ["again"]

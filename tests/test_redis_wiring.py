@@ -30,11 +30,11 @@ async def test_from_url_builds_redis_in_front_of_postgres(request: pytest.Fixtur
     assert memory.store.durable.schema == schema
     try:
         async with memory:
-            await memory.add_entry(sid, MemoryEntry(role="user", content="hi"), "u-wiring")
+            await memory.add_entry(sid, MemoryEntry(role="user", content="hi"), user_id="u-wiring")
             ctx = await memory.get_context(sid)
             assert [m.content for m in ctx.messages] == ["hi"] and ctx.degradations == []
             assert await memory.store.cache.client.exists(memory.store.cache.session_keys(sid).meta)
-            await memory.delete_user_memory("u-wiring", "all")
+            await memory.delete_user_memory("all", user_id="u-wiring")
     finally:
         await drop_schema(PG_URL, schema)
 

@@ -107,7 +107,9 @@ async def test_memory_client_search_matches_the_service(tmp_path: Path):
 
 async def test_mcp_search_memory_tool(tmp_path: Path):
     async with UnifiedMemoryService.from_url(f"sqlite:///{tmp_path / 'm.db'}") as service:
-        await service.add_entry("s1", {"role": "user", "content": "allergic to penicillin"}, "al")
+        await service.add_entry(
+            "s1", {"role": "user", "content": "allergic to penicillin"}, user_id="al"
+        )
         async with Client(build_mcp_server(service, "al")) as mcp:
             result = await mcp.call_tool("search_memory", {"query": "penicillin allergy"})
             assert not result.is_error
@@ -126,8 +128,10 @@ def test_cli_search_prints_dated_hits(tmp_path: Path):
     async def seed() -> None:
         async with UnifiedMemoryService.from_url(url) as service:
             entry = MemoryEntry(role="user", content="metformin 500 mg", timestamp=WHEN)
-            await service.add_entry("s1", entry, "alice")
-            await service.add_entry("s2", {"role": "user", "content": "metformin too"}, "bob")
+            await service.add_entry("s1", entry, user_id="alice")
+            await service.add_entry(
+                "s2", {"role": "user", "content": "metformin too"}, user_id="bob"
+            )
 
     asyncio.run(seed())
     args = ["search", "--user", "alice", "--database-url", url]

@@ -24,7 +24,7 @@ from unimem.errors import (
     StoreUnavailableError,
     UnimemError,
 )
-from unimem.server.errors import error_response, ws_close_code
+from unimem.server.error_handlers import error_response, ws_close_code
 
 ENTRIES = "/v1/sessions/s/entries"
 

@@ -206,4 +206,4 @@ async def test_mcp_tools_apply_the_same_rules(tmp_path: Path) -> None:
             assert result.is_error and json.loads(result.content[0].text)["field"] == field
         scoped = await client.call_tool("delete_memory", {"scope": "session"})
         assert scoped.is_error and json.loads(scoped.content[0].text)["field"] == "session_id"
-        assert await service.list_sessions("alice") == []
+        assert await service.list_sessions(user_id="alice") == []

@@ -22,6 +22,7 @@ from websockets.asyncio.client import connect
 from conftest import unreachable
 from server_support import auth, create_app, running_server, settings, token
 from unimem import UnifiedMemoryService
+from unimem.server.relay import RedisLiveBus
 
 pytestmark = pytest.mark.redis
 
@@ -43,14 +44,21 @@ async def test_an_entry_written_through_one_worker_reaches_sockets_on_the_other(
     db = f"sqlite:///{tmp_path / 'shared.db'}"
     relayed = settings(tmp_path, redis_url=REDIS, live_channel_prefix=prefix)
     # Two services on one SQLite file stand for two workers on one store; the
-    # relay needs only Redis pub/sub.
-    async with (
-        UnifiedMemoryService.from_url(db) as service_a,
-        UnifiedMemoryService.from_url(db) as service_b,
-    ):
-        worker_a = create_app(relayed, service=service_a)
-        worker_b = create_app(relayed, service=service_b)
-        await _exchange(worker_a, worker_b)
+    # relay needs only Redis pub/sub. An embedder passes each its relayed bus.
+    bus_a, bus_b = RedisLiveBus(REDIS, prefix=prefix), RedisLiveBus(REDIS, prefix=prefix)
+    await bus_a.start()
+    await bus_b.start()
+    try:
+        async with (
+            UnifiedMemoryService.from_url(db, live=bus_a) as service_a,
+            UnifiedMemoryService.from_url(db, live=bus_b) as service_b,
+        ):
+            worker_a = create_app(relayed, service=service_a)
+            worker_b = create_app(relayed, service=service_b)
+            await _exchange(worker_a, worker_b)
+    finally:
+        await bus_a.aclose()
+        await bus_b.aclose()
 
 
 async def _exchange(worker_a: FastAPI, worker_b: FastAPI) -> None:

@@ -31,8 +31,10 @@ async def test_the_server_sweeps_expired_entries_periodically(tmp_path: Path) ->
     service = UnifiedMemoryService.from_url(f"sqlite:///{tmp_path / 'sweep.db'}")
     await service.setup()
     old = datetime.now(UTC) - timedelta(days=400)
-    await service.add_entry("s1", MemoryEntry(role="user", content="old", timestamp=old), "u1")
-    await service.add_entry("s1", MemoryEntry(role="user", content="fresh"), "u1")
+    await service.add_entry(
+        "s1", MemoryEntry(role="user", content="old", timestamp=old), user_id="u1"
+    )
+    await service.add_entry("s1", MemoryEntry(role="user", content="fresh"), user_id="u1")
     app = create_app(settings(tmp_path, sweep_interval=0.1), service=service)
     async with asgi_client(app):
         for _ in range(100):
@@ -41,7 +43,7 @@ async def test_the_server_sweeps_expired_entries_periodically(tmp_path: Path) ->
                 break
             await asyncio.sleep(0.05)
     assert [e.content for e in history] == ["fresh"]
-    [record] = await service.list_audit("*")
+    [record] = await service.list_audit(user_id="*")
     assert record.action == "sweep"
     await service.aclose()
 

@@ -17,7 +17,7 @@ async def test_entries_survive_reopening_the_file(tmp_path: Path):
     url = f"sqlite:///{tmp_path}/u.db"
     async with UnifiedMemoryService.from_url(url) as memory:
         await memory.add_entry(session_id="s1", entry=MemoryEntry(role="user", content="kept"))
-        await memory.update_settings("local", {"retention_days": 3})
+        await memory.update_settings({"retention_days": 3}, user_id="local")
     async with UnifiedMemoryService.from_url(url) as memory:
         [entry] = await memory.get_history("s1")
         assert entry.content == "kept"

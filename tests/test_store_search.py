@@ -93,10 +93,10 @@ async def test_postgres_index_rows_follow_the_entries(tmp_path: Path):
         await svc.add_entry("s2", {"role": "user", "content": "warfarin five mg"}, user_id="u1")
         async with store._conn() as conn:
             assert await conn.fetchval("SELECT count(*) FROM entry_search") == 2
-        await svc.delete_user_memory("u1", "session", session_id="s1")
+        await svc.delete_user_memory("session", user_id="u1", session_id="s1")
         async with store._conn() as conn:
             assert await conn.fetchval("SELECT count(*) FROM entry_search") == 1
-        await svc.delete_user_memory("u1", "all")
+        await svc.delete_user_memory("all", user_id="u1")
         async with store._conn() as conn:
             assert await conn.fetchval("SELECT count(*) FROM entry_search") == 0
 
@@ -109,7 +109,7 @@ async def test_content_encrypted_at_rest_is_not_searched_and_never_recalled_seal
     service = UnifiedMemoryService(SQLiteStore(tmp_path / "e.db"))
     service.use_encryption(load_keyring({"UNIMEM_ENCRYPTION_KEYS": generate_key("k1")}))
     async with service:
-        await service.add_entry("s1", {"role": "user", "content": "my insulin dose"}, "u1")
+        await service.add_entry("s1", {"role": "user", "content": "my insulin dose"}, user_id="u1")
         # the index holds the sealed text ("enc:v1:..."): even its own words find nothing
         for query in ("insulin", "enc v1"):
             assert await service.search_memory(query, user_id="u1") == []

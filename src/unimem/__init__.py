@@ -2,6 +2,7 @@
 
 from .assembly import build_service
 from .config import MemoryConfig, load_config, resolve_data_dir
+from .context.builder import LLMContext
 from .errors import (
     AuthError,
     ConfigurationError,
@@ -19,8 +20,11 @@ from .errors import (
     UnimemError,
 )
 from .models import (
+    AuditRecord,
     ConversationContext,
+    DeletionReceipt,
     EventType,
+    Fact,
     MemoryEntry,
     MemoryEvent,
     MemorySettings,
@@ -37,14 +41,18 @@ from .settings import Settings
 __version__ = "0.1.0"
 
 __all__ = [
+    "AuditRecord",
     "AuthError",
     "ConfigurationError",
     "ConflictError",
     "ContentTooLargeError",
     "ConversationContext",
+    "DeletionReceipt",
     "EntryNotFoundError",
     "EventType",
+    "Fact",
     "InvalidInputError",
+    "LLMContext",
     "MemoryConfig",
     "MemoryEntry",
     "MemoryEvent",

@@ -7,11 +7,15 @@ same limits, encryption and summarizer.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TypeVar
 
 from .context.summarize import summarizer_for
+from .live_bus import LiveBus
 from .service import UnifiedMemoryService
+from .service.facade import store_from_urls
 from .settings import Settings
+from .stores import DurableStore
 
 __all__ = ["build_service"]
 
@@ -21,6 +25,9 @@ S = TypeVar("S", bound=UnifiedMemoryService)
 def build_service(
     settings: Settings,
     service_class: type[S] = UnifiedMemoryService,  # type: ignore[assignment]
+    *,
+    live: LiveBus | None = None,
+    observe: Callable[[DurableStore], DurableStore] | None = None,
 ) -> S:
     """The service on the settings' stores (not yet set up: call ``setup()`` or
     use it as an async context manager).
@@ -34,16 +41,18 @@ def build_service(
     Args:
         settings: what to open.
         service_class: the class to build (a subclass of the service).
+        live: where stored entries and events are published (in process by default).
+        observe: a wrapper put around the store (the server times every store call).
 
     Raises:
         ConfigurationError: a URL or the keys cannot work.
     """
-    store = settings.store
-    service = service_class.from_url(
-        archive=store.durable_url, session=store.redis_url, config=store.memory_config()
+    config = settings.store.memory_config()
+    store = store_from_urls(settings.store.durable_url, settings.store.redis_url, config)
+    return service_class(
+        observe(store) if observe is not None else store,
+        config=config,
+        live=live,
+        summarizer=summarizer_for(settings.llm.endpoint()),
+        keyring=settings.privacy.keyring(),
     )
-    keyring = settings.privacy.keyring()
-    if keyring is not None:
-        service.use_encryption(keyring)
-    service.summarizer = summarizer_for(settings.llm.endpoint())
-    return service

@@ -347,7 +347,7 @@ def export(user: str, database_url: str | None, output: Path | None) -> None:
 
     async def go() -> dict[str, Any]:
         async with _open_service(settings) as service:
-            return await service.export_user_memory(user, actor="cli")
+            return await service.export_user_memory(user_id=user, actor="cli")
 
     data = _run(go())
     if output is None:
@@ -446,7 +446,7 @@ def delete(
     async def go() -> Any:
         async with _open_service(settings) as service:
             return await service.delete_user_memory(
-                user, scope, tz=tz, session_id=session_id, actor="cli"
+                scope, user_id=user, tz=tz, session_id=session_id, actor="cli"
             )
 
     receipt = _run(go())

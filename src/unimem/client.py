@@ -191,8 +191,8 @@ class MemoryClient:
         self,
         session_id: str,
         entry: MemoryEntry | Mapping[str, Any],
-        user_id: str | None = None,
         *,
+        user_id: str | None = None,
         trigger: SwitchTrigger | str | None = None,
     ) -> MemoryEntry:
         """Store one message; see :meth:`UnifiedMemoryService.add_entry`."""
@@ -289,7 +289,12 @@ class MemoryClient:
     # ------------------------------------------------------------------ facts
 
     async def add_fact(
-        self, user_id: str | None, text: str, kind: str = "note", *, session_id: str | None = None
+        self,
+        text: str,
+        kind: str = "note",
+        *,
+        user_id: str | None = None,
+        session_id: str | None = None,
     ) -> Fact:
         """Pin a fact that appears in every context of the user until deleted; see
         :meth:`UnifiedMemoryService.add_fact`."""
@@ -297,12 +302,12 @@ class MemoryClient:
         body = {"text": text, "kind": kind, "session_id": session_id}
         return await self._model(Fact, "POST", "/v1/me/facts", json=body)
 
-    async def list_facts(self, user_id: str | None = None) -> list[Fact]:
+    async def list_facts(self, *, user_id: str | None = None) -> list[Fact]:
         """The user's pinned facts, oldest first."""
         self._user(user_id)
         return _FACTS.validate_json((await self._request("GET", "/v1/me/facts")).content)
 
-    async def delete_fact(self, user_id: str | None, fact_id: str) -> bool:
+    async def delete_fact(self, fact_id: str, *, user_id: str | None = None) -> bool:
         """Delete one pinned fact of the user; whether it existed."""
         self._user(user_id)
         response = await self._request("DELETE", f"/v1/me/facts/{fact_id}")
@@ -381,7 +386,7 @@ class MemoryClient:
         return await self._model(SessionInfo, "GET", f"/v1/sessions/{session_id}")
 
     async def list_sessions(
-        self, user_id: str | None = None, *, limit: int = 20, offset: int = 0
+        self, *, user_id: str | None = None, limit: int = 20, offset: int = 0
     ) -> list[SessionInfo]:
         """The user's sessions, most recently active first."""
         self._user(user_id)
@@ -422,13 +427,13 @@ class MemoryClient:
 
     # ------------------------------------------------------------------ settings and privacy
 
-    async def get_settings(self, user_id: str | None = None) -> MemorySettings:
+    async def get_settings(self, *, user_id: str | None = None) -> MemorySettings:
         """The user's memory settings."""
         self._user(user_id)
         return await self._model(MemorySettings, "GET", "/v1/me/settings")
 
     async def update_settings(
-        self, user_id: str | None, settings: MemorySettings | Mapping[str, Any]
+        self, settings: MemorySettings | Mapping[str, Any], *, user_id: str | None = None
     ) -> MemorySettings:
         """Replace the settings; a dict names only the fields to change."""
         self._user(user_id)
@@ -443,9 +448,9 @@ class MemoryClient:
 
     async def delete_user_memory(
         self,
-        user_id: str | None,
         scope: str,
         *,
+        user_id: str | None = None,
         tz: str | None = None,
         session_id: str | None = None,
     ) -> DeletionReceipt:
@@ -459,7 +464,9 @@ class MemoryClient:
             params={"scope": scope, "tz": tz, "session_id": session_id},
         )
 
-    async def list_audit(self, user_id: str | None, *, limit: int = 100) -> list[AuditRecord]:
+    async def list_audit(
+        self, *, user_id: str | None = None, limit: int = 100
+    ) -> list[AuditRecord]:
         """The last ``limit`` audit records about the user, oldest first."""
         self._user(user_id)
         response = await self._request("GET", "/v1/me/audit", params={"limit": limit})
@@ -494,7 +501,7 @@ class MemoryClient:
         response = await self._request("GET", "/v1/me/search", params=params)
         return _HITS.validate_python(response.json()["hits"])
 
-    async def export_user_memory(self, user_id: str | None) -> dict[str, Any]:
+    async def export_user_memory(self, *, user_id: str | None = None) -> dict[str, Any]:
         """Everything stored about the user, as JSON data."""
         self._user(user_id)
         data: dict[str, Any] = (await self._request("GET", "/v1/me/export")).json()

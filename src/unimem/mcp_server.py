@@ -121,7 +121,7 @@ Handler = Callable[[UnifiedMemoryService, str, Any], Awaitable[Any]]
 
 async def _add(service: UnifiedMemoryService, user: str, a: AddEntryArgs) -> Any:
     entry = {"role": a.role, "content": a.content, "mode": a.mode, "language": a.language}
-    return (await service.add_entry(a.session_id, entry, user)).model_dump(mode="json")
+    return (await service.add_entry(a.session_id, entry, user_id=user)).model_dump(mode="json")
 
 
 async def _context(service: UnifiedMemoryService, user: str, a: ContextArgs) -> Any:
@@ -144,26 +144,26 @@ async def _history(service: UnifiedMemoryService, user: str, a: HistoryArgs) -> 
 
 
 async def _list(service: UnifiedMemoryService, user: str, a: ListArgs) -> Any:
-    sessions = await service.list_sessions(user, limit=a.limit)
+    sessions = await service.list_sessions(user_id=user, limit=a.limit)
     return {"sessions": [s.model_dump(mode="json") for s in sessions]}
 
 
 async def _delete(service: UnifiedMemoryService, user: str, a: DeleteArgs) -> Any:
-    receipt = await service.delete_user_memory(user, a.scope, session_id=a.session_id)
+    receipt = await service.delete_user_memory(a.scope, user_id=user, session_id=a.session_id)
     return receipt.model_dump(mode="json")
 
 
 async def _add_fact(service: UnifiedMemoryService, user: str, a: AddFactArgs) -> Any:
-    fact = await service.add_fact(user, a.text, a.kind, session_id=a.session_id)
+    fact = await service.add_fact(a.text, a.kind, user_id=user, session_id=a.session_id)
     return fact.model_dump(mode="json")
 
 
 async def _list_facts(service: UnifiedMemoryService, user: str, a: ListFactsArgs) -> Any:
-    return {"facts": [f.model_dump(mode="json") for f in await service.list_facts(user)]}
+    return {"facts": [f.model_dump(mode="json") for f in await service.list_facts(user_id=user)]}
 
 
 async def _delete_fact(service: UnifiedMemoryService, user: str, a: DeleteFactArgs) -> Any:
-    return {"fact_id": a.fact_id, "deleted": await service.delete_fact(user, a.fact_id)}
+    return {"fact_id": a.fact_id, "deleted": await service.delete_fact(a.fact_id, user_id=user)}
 
 
 async def _pin_entry(service: UnifiedMemoryService, user: str, a: PinEntryArgs) -> Any:

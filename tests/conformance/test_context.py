@@ -85,7 +85,7 @@ async def test_context_window_and_rag(service: UnifiedMemoryService):
 
 
 async def test_context_carries_session_metadata_and_settings(service: UnifiedMemoryService):
-    await service.update_settings("alice", MemorySettings(retention_days=7))
+    await service.update_settings(MemorySettings(retention_days=7), user_id="alice")
     await service.add_entry(
         session_id="s1", entry=entry("user", "a", mode="voice"), user_id="alice"
     )
@@ -126,13 +126,15 @@ async def test_recent_turns_come_from_the_users_last_turns_of_the_day(
     the last 24 h (the short-term layer's size), on every store alike: turns of
     another session behind that many newer ones are not recalled, and the cost
     does not grow with the length of the current session."""
-    await service.add_entry("earlier", MemoryEntry(role="user", content="allergic to latex"), "u1")
+    await service.add_entry(
+        "earlier", MemoryEntry(role="user", content="allergic to latex"), user_id="u1"
+    )
     for i in range(RECENT_SCAN - 2):
-        await service.add_entry("now", MemoryEntry(role="user", content=f"turn {i}"), "u1")
+        await service.add_entry("now", MemoryEntry(role="user", content=f"turn {i}"), user_id="u1")
     ctx = await service.get_context("now", max_messages=5)
     assert [e.content for e in ctx.recent] == ["allergic to latex"]  # still among the last
     for i in range(2):
-        await service.add_entry("now", MemoryEntry(role="user", content=f"more {i}"), "u1")
+        await service.add_entry("now", MemoryEntry(role="user", content=f"more {i}"), user_id="u1")
     ctx = await service.get_context("now", max_messages=5)
     assert ctx.recent == []  # RECENT_SCAN newer turns of this session since
     fresh = await service.get_context("new", user_id="u1")  # a new session: the last 10

@@ -71,9 +71,9 @@ async def test_context_follows_settings(service: UnifiedMemoryService):
         await service.add_entry(session_id="s1", entry=varied(i), user_id="bob")
         await service.add_entry(session_id="s2", entry=varied(i + 1), user_id="bob")
     assert len((await service.get_context("s1", user_id="bob")).recent) == 4
-    await service.update_settings("bob", MemorySettings(cross_session=False))
+    await service.update_settings(MemorySettings(cross_session=False), user_id="bob")
     assert (await service.get_context("s1", user_id="bob")).recent == []
-    await service.update_settings("bob", MemorySettings(enabled=False))
+    await service.update_settings(MemorySettings(enabled=False), user_id="bob")
     context = await service.get_context("s1", user_id="bob")
     assert context.messages == [] and context.degradations == ["memory_disabled"]
 

@@ -24,7 +24,7 @@ async def test_deleted_entry_is_gone_from_history_and_context(
     assert [e.content for e in history] == ["first", "third"]
     context = await service.get_context("del-1", user_id="alice")
     assert [m.content for m in context.messages] == ["first", "third"]
-    export = await service.export_user_memory("alice")
+    export = await service.export_user_memory(user_id="alice")
     assert "second" not in str(export["entries"])
 
 
@@ -56,7 +56,7 @@ async def test_another_users_entry_is_not_deleted(service: UnifiedMemoryService)
 async def test_deletion_is_audited(service: UnifiedMemoryService) -> None:
     entries = await _three(service, "del-5")
     await service.delete_entry("del-5", entries[0].id, user_id="alice")
-    records = await service.list_audit("alice")
+    records = await service.list_audit(user_id="alice")
     assert any(r.details.get("scope") == "entry" for r in records)
     assert "first" not in str([r.model_dump() for r in records])
 

@@ -97,12 +97,14 @@ async def test_extend_ttl_reports_whether_session_exists(service: UnifiedMemoryS
 
 
 async def test_settings_default_persist_and_merge(service: UnifiedMemoryService):
-    assert await service.get_settings("alice") == MemorySettings()
-    await service.update_settings("alice", MemorySettings(retention_days=90, anonymize_phi=False))
-    merged = await service.update_settings("alice", {"cross_session": False})
+    assert await service.get_settings(user_id="alice") == MemorySettings()
+    await service.update_settings(
+        MemorySettings(retention_days=90, anonymize_phi=False), user_id="alice"
+    )
+    merged = await service.update_settings({"cross_session": False}, user_id="alice")
     assert merged.retention_days == 90 and merged.cross_session is False
-    assert await service.get_settings("alice") == merged
-    assert await service.get_settings("bob") == MemorySettings()
+    assert await service.get_settings(user_id="alice") == merged
+    assert await service.get_settings(user_id="bob") == MemorySettings()
 
 
 async def test_list_sessions_newest_first(service: UnifiedMemoryService):
@@ -113,6 +115,8 @@ async def test_list_sessions_newest_first(service: UnifiedMemoryService):
     await service.add_entry(
         session_id="z", entry=MemoryEntry(role="user", content="z"), user_id="other"
     )
-    sessions = await service.list_sessions("u")
+    sessions = await service.list_sessions(user_id="u")
     assert [s.session_id for s in sessions] == ["c", "b", "a"]
-    assert [s.session_id for s in await service.list_sessions("u", limit=1, offset=1)] == ["b"]
+    assert [s.session_id for s in await service.list_sessions(user_id="u", limit=1, offset=1)] == [
+        "b"
+    ]

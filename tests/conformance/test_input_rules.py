@@ -82,7 +82,7 @@ async def test_json_at_the_depth_limit_is_stored_and_read_back(
     assert stored.metadata == deep
     assert (await service.get_context("s1")).messages[0].metadata == deep
     assert (await service.get_events("s1", "topic_change"))[0].data == deep
-    export = await service.export_user_memory(stored.user_id)
+    export = await service.export_user_memory(user_id=stored.user_id)
     assert export["entries"][0]["metadata"] == deep
 
 

@@ -100,7 +100,7 @@ async def _populate(service: UnifiedMemoryService, uid: str) -> None:
     await service.store.put_summary(summary(f"{uid}-old", uid))
     await service.store.put_fact(fact(uid, "latex", NOW - DAY))
     await service.store.put_fact(fact(uid, "penicillin", NOW))
-    await service.update_settings(uid, {"retention_days": 7})
+    await service.update_settings({"retention_days": 7}, user_id=uid)
 
 
 async def test_delete_all_removes_every_layer_but_settings(service: UnifiedMemoryService):
@@ -170,7 +170,7 @@ async def test_a_recent_summary_goes_with_the_swept_entries_it_summarized(
     service: UnifiedMemoryService,
 ):
     store = service.store
-    await service.update_settings("ann", {"retention_days": 2})
+    await service.update_settings({"retention_days": 2}, user_id="ann")
     await add(service, "s", "old turn", "ann", NOW - 3 * DAY)
     await add(service, "s", "fresh turn", "ann", NOW - DAY)
     await store.put_summary(summary("s", "ann", NOW))  # rewritten today, covers the old turn
@@ -187,7 +187,7 @@ async def test_sweep_deletes_what_is_older_than_each_users_retention(
     service: UnifiedMemoryService,
 ):
     store = service.store
-    await service.update_settings("short", {"retention_days": 2})
+    await service.update_settings({"retention_days": 2}, user_id="short")
     await add(service, "short-s", "old", "short", NOW - 3 * DAY)
     await old_event(service, "short-s", "short", NOW - 3 * DAY)
     await add(service, "short-s", "fresh", "short", NOW - DAY)

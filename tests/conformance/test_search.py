@@ -91,7 +91,7 @@ async def test_search_works_in_every_script(service, text, query):
 async def test_filters_by_session_time_mode_language_and_kind(service):
     old = await say(service, "s1", "aspirin in the morning", at=NOW - 10 * DAY, mode="voice")
     new = await say(service, "s2", "aspirin at night", at=NOW - DAY, language="es")
-    await service.add_fact("alice", "takes aspirin daily", "medication")
+    await service.add_fact("takes aspirin daily", "medication", user_id="alice")
     assert await found(service, "aspirin", session_id="s1") == [old.content]
     assert await found(service, "aspirin", since=NOW - 2 * DAY, kinds=["entry"]) == [new.content]
     assert await found(service, "aspirin", until=NOW - 2 * DAY, kinds=["entry"]) == [old.content]
@@ -128,7 +128,7 @@ async def test_bad_search_arguments_are_refused_with_the_field_named(service, kw
 async def test_cross_session_off_searches_only_the_named_session(service):
     await say(service, "s1", "warfarin five milligrams")
     await say(service, "s2", "warfarin was stopped")
-    await service.update_settings("alice", {"cross_session": False})
+    await service.update_settings({"cross_session": False}, user_id="alice")
     assert await found(service, "warfarin") == []
     assert await found(service, "warfarin", session_id="s2") == ["warfarin was stopped"]
     context = await service.build_llm_context("s3", "what about warfarin?", user_id="alice")
@@ -136,9 +136,9 @@ async def test_cross_session_off_searches_only_the_named_session(service):
 
 
 async def test_memory_off_indexes_nothing(service):
-    await service.update_settings("alice", {"enabled": False})
+    await service.update_settings({"enabled": False}, user_id="alice")
     await say(service, "s1", "my insulin pen is blue")
-    await service.update_settings("alice", {"enabled": True})
+    await service.update_settings({"enabled": True}, user_id="alice")
     assert await found(service, "insulin") == []
 
 
@@ -160,7 +160,7 @@ async def test_one_deleted_message_leaves_the_index(service):
 
 
 async def test_swept_entries_leave_the_index(service):
-    await service.update_settings("alice", {"retention_days": 2})
+    await service.update_settings({"retention_days": 2}, user_id="alice")
     await say(service, "s1", "expired gabapentin note", at=NOW - 5 * DAY)
     await say(service, "s2", "fresh gabapentin note")
     await service.store.sweep_expired(now=NOW, default_retention_days=30)

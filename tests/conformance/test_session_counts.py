@@ -26,16 +26,16 @@ async def topic(service: UnifiedMemoryService, at: datetime) -> MemoryEvent:
 
 async def counts(service: UnifiedMemoryService) -> tuple[int, int]:
     state = await service.get_session("s1", user_id="ann")
-    [listed] = await service.list_sessions("ann")
+    [listed] = await service.list_sessions(user_id="ann")
     assert (listed.message_count, listed.event_count) == (state.message_count, state.event_count)
     return state.message_count, state.event_count
 
 
 async def test_counts_after_the_retention_sweep(service: UnifiedMemoryService) -> None:
     now = datetime.now(UTC)
-    await service.update_settings("ann", {"retention_days": 2})
+    await service.update_settings({"retention_days": 2}, user_id="ann")
     for i, age in enumerate((5, 4, 1, 0)):
-        await service.add_entry("s1", turn(f"turn {i}", now - age * DAY), "ann")
+        await service.add_entry("s1", turn(f"turn {i}", now - age * DAY), user_id="ann")
     await topic(service, now - 5 * DAY)
     await topic(service, now - DAY)
     assert await counts(service) == (4, 2)
@@ -44,7 +44,7 @@ async def test_counts_after_the_retention_sweep(service: UnifiedMemoryService) -
     assert await service.sweep_retention(now=now) == 3
     assert await counts(service) == (2, 1)
     # numbering goes on after the highest seq given, never reusing one
-    stored = await service.add_entry("s1", turn("turn 4"), "ann")
+    stored = await service.add_entry("s1", turn("turn 4"), user_id="ann")
     assert stored.seq == 5
     assert [e.seq for e in await service.get_history("s1")] == [3, 4, 5]
     assert (await topic(service, now)).seq == 3
@@ -56,17 +56,17 @@ async def test_counts_after_the_retention_sweep(service: UnifiedMemoryService) -
 
 async def test_counts_after_deleting_one_entry_and_a_day(service: UnifiedMemoryService) -> None:
     now = datetime.now(UTC)
-    await service.add_entry("s1", turn("yesterday", now - 2 * DAY), "ann")
-    first = await service.add_entry("s1", turn("today one"), "ann")
-    await service.add_entry("s1", turn("today two"), "ann")
+    await service.add_entry("s1", turn("yesterday", now - 2 * DAY), user_id="ann")
+    first = await service.add_entry("s1", turn("today one"), user_id="ann")
+    await service.add_entry("s1", turn("today two"), user_id="ann")
     await service.get_context("s1", user_id="ann")
     assert await service.delete_entry("s1", first.id, user_id="ann")
     assert await counts(service) == (2, 0)
-    assert (await service.add_entry("s1", turn("today three"), "ann")).seq == 4
+    assert (await service.add_entry("s1", turn("today three"), user_id="ann")).seq == 4
 
-    await service.delete_user_memory("ann", "day")
+    await service.delete_user_memory("day", user_id="ann")
     assert await counts(service) == (1, 0)
-    assert (await service.add_entry("s1", turn("later"), "ann")).seq == 5
+    assert (await service.add_entry("s1", turn("later"), user_id="ann")).seq == 5
     assert await counts(service) == (2, 0)
 
 

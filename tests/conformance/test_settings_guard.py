@@ -24,10 +24,10 @@ async def contents(service: UnifiedMemoryService, session_id: str) -> list[str]:
 
 async def test_a_change_made_elsewhere_applies_to_the_next_write(service: UnifiedMemoryService):
     other = UnifiedMemoryService(service.store)  # another process, same store
-    await service.update_settings("alice", {"anonymize_phi": False})
+    await service.update_settings({"anonymize_phi": False}, user_id="alice")
     kept = await service.add_entry("s1", user(PHONE), user_id="alice")
     assert "617" in kept.content  # stored as said: redaction off
-    await other.update_settings("alice", {"anonymize_phi": True})
+    await other.update_settings({"anonymize_phi": True}, user_id="alice")
     redacted = await service.add_entry("s1", user(PHONE), user_id="alice")
     assert "617" not in redacted.content and redacted.phi_detected
     assert (await contents(service, "s1"))[-1] == redacted.content
@@ -36,16 +36,16 @@ async def test_a_change_made_elsewhere_applies_to_the_next_write(service: Unifie
 async def test_memory_switched_off_elsewhere_stores_nothing(service: UnifiedMemoryService):
     other = UnifiedMemoryService(service.store)
     await service.add_entry("s1", user("first"), user_id="alice")
-    await other.update_settings("alice", {"enabled": False})
+    await other.update_settings({"enabled": False}, user_id="alice")
     await service.add_entry("s1", user("second"), user_id="alice")
     assert await contents(service, "s1") == ["first"]
 
 
 async def test_memory_switched_back_on_elsewhere_loses_no_turn(service: UnifiedMemoryService):
     other = UnifiedMemoryService(service.store)
-    await service.update_settings("alice", {"enabled": False})
+    await service.update_settings({"enabled": False}, user_id="alice")
     await service.add_entry("s1", user("unsaved"), user_id="alice")
-    await other.update_settings("alice", {"enabled": True})
+    await other.update_settings({"enabled": True}, user_id="alice")
     await service.add_entry("s1", user("saved"), user_id="alice")
     assert await contents(service, "s1") == ["saved"]
 
@@ -55,7 +55,7 @@ async def test_a_stale_guard_stores_nothing_and_names_the_current_settings(
 ):
     store = service.store
     await service.add_entry("s1", user("first"), user_id="alice")
-    await service.update_settings("alice", {"retention_days": 7})
+    await service.update_settings({"retention_days": 7}, user_id="alice")
     stale = SettingsGuard(MemorySettings().model_dump_json())
     entry = (await service.get_history("s1", user_id="alice"))[0].model_copy(
         update={"id": "0190a000-0000-7000-8000-00000000abcd", "seq": None, "content": "x"}

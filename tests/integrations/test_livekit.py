@@ -36,7 +36,7 @@ async def _session(chat: FakeChat, memory: AgentMemory) -> AsyncIterator[AgentSe
 async def test_turns_are_stored_and_memory_reaches_the_llm(
     adapter_memory: UnifiedMemoryService, chat: FakeChat
 ) -> None:
-    await adapter_memory.add_fact("alice", "allergic to penicillin")
+    await adapter_memory.add_fact("allergic to penicillin", user_id="alice")
     memory = AgentMemory(adapter_memory, "visit-lk", user_id="alice")
     chat.pieces = ["Take it", " with meals."]
     async with _session(chat, memory) as session:
@@ -71,7 +71,7 @@ async def test_turns_are_stored_and_memory_reaches_the_llm(
 async def test_on_user_turn_completed_injects_into_the_turn(
     adapter_memory: UnifiedMemoryService,
 ) -> None:
-    await adapter_memory.add_fact("alice", "takes warfarin")
+    await adapter_memory.add_fact("takes warfarin", user_id="alice")
     memory = AgentMemory(adapter_memory, "visit-hook", user_id="alice")
     agent = UnimemAgent(memory=memory, instructions="You are a nurse.")
     turn_ctx = llm.ChatContext()
@@ -139,7 +139,9 @@ async def test_a_new_session_starts_with_the_conversation_it_left(
 async def test_a_failed_write_does_not_stop_the_session(
     adapter_memory: UnifiedMemoryService, chat: FakeChat
 ) -> None:
-    await adapter_memory.add_entry("visit-closed", {"role": "user", "content": "hi"}, "alice")
+    await adapter_memory.add_entry(
+        "visit-closed", {"role": "user", "content": "hi"}, user_id="alice"
+    )
     await adapter_memory.close_session("visit-closed", user_id="alice")
     memory = AgentMemory(adapter_memory, "visit-closed", user_id="alice", mode="text")
     chat.pieces = ["Hello again."]

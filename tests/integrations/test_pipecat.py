@@ -65,7 +65,7 @@ def _user_turn(context: LLMContext, text: str, language: Language) -> list[Frame
 async def test_turns_are_stored_and_memory_reaches_the_llm(
     adapter_memory: UnifiedMemoryService,
 ) -> None:
-    await adapter_memory.add_fact("alice", "allergic to penicillin")
+    await adapter_memory.add_fact("allergic to penicillin", user_id="alice")
     memory = UnimemMemoryProcessor(adapter_memory, "visit-pipecat", user_id="alice")
     llm = FakeLLM(["Lo siento. ¿Desde cuándo?", "Tome paracetamol."])
     context = LLMContext(messages=[{"role": "system", "content": "You are a nurse."}])
@@ -127,7 +127,9 @@ async def test_an_interrupted_answer_is_stored_as_heard(
 async def test_a_failed_write_does_not_stop_the_pipeline(
     adapter_memory: UnifiedMemoryService,
 ) -> None:
-    await adapter_memory.add_entry("visit-closed", {"role": "user", "content": "hi"}, "alice")
+    await adapter_memory.add_entry(
+        "visit-closed", {"role": "user", "content": "hi"}, user_id="alice"
+    )
     await adapter_memory.close_session("visit-closed", user_id="alice")
     memory = UnimemMemoryProcessor(adapter_memory, "visit-closed", user_id="alice")
     llm = FakeLLM(["Hello again."])

@@ -70,7 +70,7 @@ def make_machine(backend: str) -> type[RuleBasedStateMachine]:
             entry = MemoryEntry(id=entry_id, role=role, mode=mode, content=text, language="en")
             if known is not None and known.owner != user:
                 with pytest.raises(NotFoundError):
-                    self.run(self.memory.add_entry(sid, entry, user))
+                    self.run(self.memory.add_entry(sid, entry, user_id=user))
                 return
             if (
                 known is not None
@@ -78,9 +78,9 @@ def make_machine(backend: str) -> type[RuleBasedStateMachine]:
                 and not any(e[0] == entry_id for e in known.entries)
             ):
                 with pytest.raises(SessionClosedError):
-                    self.run(self.memory.add_entry(sid, entry, user))
+                    self.run(self.memory.add_entry(sid, entry, user_id=user))
                 return
-            stored = self.run(self.memory.add_entry(sid, entry, user))
+            stored = self.run(self.memory.add_entry(sid, entry, user_id=user))
             session = self.model.setdefault(sid, ModelSession(user))
             if any(e[0] == entry_id for e in session.entries):  # idempotent retry
                 assert stored.seq == [e[0] for e in session.entries].index(entry_id) + 1
@@ -102,11 +102,13 @@ def make_machine(backend: str) -> type[RuleBasedStateMachine]:
             session = self.model.get(sid)
             if session is not None and session.owner != user:
                 # another user's session: deleted from as one never used (nothing)
-                receipt = self.run(self.memory.delete_user_memory(user, "session", session_id=sid))
+                receipt = self.run(
+                    self.memory.delete_user_memory("session", user_id=user, session_id=sid)
+                )
                 assert receipt.total == 0
                 return
             try:
-                self.run(self.memory.delete_user_memory(user, "session", session_id=sid))
+                self.run(self.memory.delete_user_memory("session", user_id=user, session_id=sid))
             except NotFoundError:
                 assert session is None
             if session is not None:
@@ -114,7 +116,7 @@ def make_machine(backend: str) -> type[RuleBasedStateMachine]:
 
         @rule(user=USERS)
         def delete_all(self, user: str) -> None:
-            self.run(self.memory.delete_user_memory(user, "all"))
+            self.run(self.memory.delete_user_memory("all", user_id=user))
             for sid in [s for s, m in self.model.items() if m.owner == user]:
                 del self.model[sid]
 

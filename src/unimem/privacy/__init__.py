@@ -13,8 +13,8 @@ content fields at rest.
 from __future__ import annotations
 
 from .crypto import Keyring
+from .deletion import SYSTEM_USER
 from .encrypted_store import EncryptedStore
-from .operations import SYSTEM_USER
 from .phi import PhiFinding, PhiType, detect_phi
 from .phi_redact import PhiTokenMap, RedactionResult, redact
 from .pipeline import PrivacyPipeline

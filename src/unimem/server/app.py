@@ -31,7 +31,7 @@ from ..service import UnifiedMemoryService
 from ..settings import Settings
 from . import facts, live, me, ops, reply, search, sessions
 from .auth import Authenticator, RateLimiter
-from .errors import install_error_handlers
+from .error_handlers import install_error_handlers
 from .metrics import Metrics
 from .middleware import BodyLimitMiddleware, LoopbackOnlyMiddleware, MetricsMiddleware
 from .relay import RedisLiveBus
@@ -104,9 +104,7 @@ def _fastapi_telemetry(enabled: bool) -> dict[str, Any]:
     return {"telemetry": {"tracing": False, "metrics": False, "logs": False}}
 
 
-async def _start_relay(
-    settings: ServerSettings, service: UnifiedMemoryService
-) -> RedisLiveBus | None:
+async def _start_relay(settings: ServerSettings) -> RedisLiveBus | None:
     """With a plain Redis configured, relay live messages between workers."""
     url = settings.redis_url
     if not url or url.split("://", 1)[0].lower() not in ("redis", "rediss", "unix"):
@@ -120,7 +118,6 @@ async def _start_relay(
             "live relay disabled (%s: %s): live updates stay per worker", type(exc).__name__, exc
         )
         return None
-    service.live = bus
     return bus
 
 
@@ -175,11 +172,13 @@ def create_app(
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        memory = service if service is not None else build_service(server.to_settings())
-        if not isinstance(memory.store, TimedStore):
-            memory.store = TimedStore(memory.store, metrics)
+        # An embedder's service is served as it was built; the app's own gets
+        # the relay between workers and the timing of every store call.
+        relay = await _start_relay(server) if service is None else None
+        memory = service or build_service(
+            server.to_settings(), live=relay, observe=lambda store: TimedStore(store, metrics)
+        )
         await memory.setup()
-        relay = await _start_relay(server, memory)
         await asyncio.to_thread(_warm_up)
         # Everything loaded so far (models, lexicons, schemas, the app) lives as
         # long as the process: move it out of the collector's reach, so a full

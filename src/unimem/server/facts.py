@@ -14,7 +14,7 @@ from fastapi import APIRouter, Path, Response
 
 from ..models import Fact
 from .deps import ServiceDep, UserDep
-from .errors import ERROR_RESPONSES
+from .error_handlers import ERROR_RESPONSES
 from .responses import ModelResponse
 from .schemas import FactDeleted, FactIn
 from .sessions import ID_PATTERN, SessionId
@@ -36,7 +36,7 @@ router = APIRouter(prefix="/v1", tags=["facts"], responses=ERROR_RESPONSES)
 )
 async def add_fact(body: FactIn, service: ServiceDep, user: UserDep) -> Response:
     """Store a fact (redacted when ``anonymize_phi`` is on) and return it as stored."""
-    fact = await service.add_fact(user, body.text, body.kind, session_id=body.session_id)
+    fact = await service.add_fact(body.text, body.kind, user_id=user, session_id=body.session_id)
     return ModelResponse(fact, 201)
 
 
@@ -48,7 +48,7 @@ async def add_fact(body: FactIn, service: ServiceDep, user: UserDep) -> Response
 )
 async def list_facts(service: ServiceDep, user: UserDep) -> Response:
     """Every fact of the caller."""
-    return ModelResponse(await service.list_facts(user))
+    return ModelResponse(await service.list_facts(user_id=user))
 
 
 @router.delete(
@@ -59,7 +59,7 @@ async def list_facts(service: ServiceDep, user: UserDep) -> Response:
 )
 async def delete_fact(fact_id: FactId, service: ServiceDep, user: UserDep) -> Response:
     """``deleted`` says whether the caller had it."""
-    deleted = await service.delete_fact(user, fact_id)
+    deleted = await service.delete_fact(fact_id, user_id=user)
     return ModelResponse(FactDeleted(fact_id=fact_id, deleted=deleted))
 
 

@@ -37,12 +37,12 @@ import orjson
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 
 from ..errors import InvalidInputError, RateLimitedError, UnimemError
-from ..live import LiveMessage
+from ..live_bus import LiveMessage
 from ..models import MemoryEntry
 from ..service import UnifiedMemoryService
 from ..validation import check_id
 from .auth import Authenticator, RateLimiter
-from .errors import ws_close_code
+from .error_handlers import ws_close_code
 from .metrics import Metrics
 
 __all__ = ["BEARER_PREFIX", "SUBPROTOCOL", "router"]
@@ -196,7 +196,9 @@ async def _handle(
         if not isinstance(payload, dict):
             raise InvalidInputError("entry must be a JSON object", field="entry")
         entry = MemoryEntry.model_validate(payload)
-        stored = await service.add_entry(session_id, entry, user, trigger=message.get("trigger"))
+        stored = await service.add_entry(
+            session_id, entry, user_id=user, trigger=message.get("trigger")
+        )
         await ws.send_text(
             orjson.dumps(
                 {"type": "ack", "request_id": request_id, "entry": stored}, default=_dump

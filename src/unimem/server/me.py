@@ -8,9 +8,9 @@ import orjson
 from fastapi import APIRouter, Query, Response
 
 from ..models import AuditRecord, DeletionReceipt, MemoryEvent, MemorySettings
-from ..privacy.service_ops import AUDIT_EXPORT_LIMIT
+from ..service.privacy import AUDIT_EXPORT_LIMIT
 from .deps import ServiceDep, UserDep
-from .errors import ERROR_RESPONSES
+from .error_handlers import ERROR_RESPONSES
 from .responses import ModelResponse
 from .sessions import ID_PATTERN
 
@@ -30,7 +30,7 @@ router = APIRouter(prefix="/v1/me", tags=["me"], responses=ERROR_RESPONSES)
 )
 async def get_settings(service: ServiceDep, user: UserDep) -> Response:
     """Defaults until the caller sets any."""
-    return ModelResponse(await service.get_settings(user))
+    return ModelResponse(await service.get_settings(user_id=user))
 
 
 @router.put(
@@ -41,7 +41,7 @@ async def get_settings(service: ServiceDep, user: UserDep) -> Response:
 )
 async def put_settings(body: MemorySettings, service: ServiceDep, user: UserDep) -> Response:
     """Replace the settings; fields left out take their defaults."""
-    return ModelResponse(await service.update_settings(user, body))
+    return ModelResponse(await service.update_settings(body, user_id=user))
 
 
 @router.delete(
@@ -66,9 +66,9 @@ async def delete_memory(
     if session_id is not None:
         affected = [session_id]
     else:
-        affected = [s.session_id for s in await service.list_sessions(user, limit=1000)]
+        affected = [s.session_id for s in await service.list_sessions(user_id=user, limit=1000)]
     receipt: DeletionReceipt = await service.delete_user_memory(
-        user, scope, tz=tz, session_id=session_id
+        scope, user_id=user, tz=tz, session_id=session_id
     )
     # Tell the user's other open clients (live socket ``memory_deleted``) to reload.
     for sid in affected:
@@ -91,7 +91,7 @@ async def delete_memory(
 )
 async def export_memory(service: ServiceDep, user: UserDep) -> Response:
     """Settings, sessions, entries, events, facts and summaries, as JSON."""
-    data = await service.export_user_memory(user)
+    data = await service.export_user_memory(user_id=user)
     return Response(
         orjson.dumps(data, default=_default),
         media_type="application/json",
@@ -112,7 +112,7 @@ async def list_audit(
 ) -> Response:
     """The last ``limit`` audit records about the caller, oldest first (ids and
     counts, never content)."""
-    return ModelResponse(await service.list_audit(user, limit=limit))
+    return ModelResponse(await service.list_audit(user_id=user, limit=limit))
 
 
 def _default(value: Any) -> Any:

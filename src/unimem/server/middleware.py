@@ -14,7 +14,7 @@ from typing import Any
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ..errors import AuthError, ContentTooLargeError, InvalidInputError
-from .errors import error_response
+from .error_handlers import error_response
 from .metrics import Metrics
 
 __all__ = ["BodyLimitMiddleware", "LoopbackOnlyMiddleware", "MetricsMiddleware"]

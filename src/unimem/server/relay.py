@@ -1,7 +1,7 @@
 """Live fan-out across worker processes through Redis pub/sub.
 
 With ``UNIMEM_REDIS_URL`` set, each worker replaces its service's in-process
-:class:`~unimem.live.LiveBus` with a :class:`RedisLiveBus`: a stored entry or
+:class:`~unimem.live_bus.LiveBus` with a :class:`RedisLiveBus`: a stored entry or
 event is delivered to this worker's listeners at once and published on the
 channel ``<prefix><session_id>``. A worker subscribes to a session's channel
 while it has listeners of that session (and leaves it with the last one), so
@@ -49,7 +49,7 @@ from redis.backoff import NoBackoff
 from redis.exceptions import RedisError
 
 from ..errors import UnimemError
-from ..live import LiveBus, LiveMessage
+from ..live_bus import LiveBus, LiveMessage
 from ..models import MemoryEntry, MemoryEvent
 from ..stores.rows import entry_from_json, event_from_json
 

@@ -35,7 +35,7 @@ from ..errors import InvalidInputError, UnimemError
 from ..models import MemoryEntry, Mode, Role
 from ..service import UnifiedMemoryService
 from .deps import MetricsDep, ServiceDep, SettingsDep, UserDep
-from .errors import ERROR_RESPONSES, ErrorBody
+from .error_handlers import ERROR_RESPONSES, ErrorBody
 from .metrics import Metrics
 from .schemas import RagResults
 from .sessions import SessionId
@@ -185,7 +185,7 @@ class _Turn:
             latency_ms=latency_ms,
             metadata={"model": self.endpoint.model},
         )
-        stored = await self.service.add_entry(self.session_id, entry, self.user)
+        stored = await self.service.add_entry(self.session_id, entry, user_id=self.user)
         if interrupted:
             stored = await self.service.mark_interrupted(
                 self.session_id, stored.id, text, user_id=self.user

@@ -9,9 +9,9 @@ from fastapi import APIRouter, Query
 from pydantic import BaseModel
 
 from ..recall.hits import MemoryHit
-from ..recall_service import DEFAULT_K, MAX_K, MAX_QUERY_BYTES
+from ..service.recall import DEFAULT_K, MAX_K, MAX_QUERY_BYTES
 from .deps import ServiceDep, UserDep
-from .errors import ERROR_RESPONSES
+from .error_handlers import ERROR_RESPONSES
 from .sessions import ID_PATTERN
 
 __all__ = ["SearchResults", "router"]

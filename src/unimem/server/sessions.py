@@ -21,7 +21,7 @@ from ..models import (
 )
 from ..validation import ID_PATTERN
 from .deps import MetricsDep, ServiceDep, UserDep
-from .errors import ERROR_RESPONSES
+from .error_handlers import ERROR_RESPONSES
 from .responses import ModelResponse
 from .schemas import (
     EntryDeleted,
@@ -63,7 +63,7 @@ async def add_entry(
     """Store a message and return it as stored (``id``, ``seq``, ``timestamp``,
     ``detected_language``, ``language_switched``, ``phi_detected`` set). Re-sending
     the same ``id`` returns the stored entry unchanged."""
-    stored = await service.add_entry(session_id, entry, user, trigger=trigger)
+    stored = await service.add_entry(session_id, entry, user_id=user, trigger=trigger)
     return ModelResponse(stored, 201)
 
 
@@ -302,7 +302,7 @@ async def list_sessions(
 ) -> Response:
     """One page of sessions; ``next_offset`` is null on the last page."""
     # One extra row tells whether there is a next page without a count query.
-    rows = await service.list_sessions(user, limit=min(limit + 1, 1000), offset=offset)
+    rows = await service.list_sessions(user_id=user, limit=min(limit + 1, 1000), offset=offset)
     more = len(rows) > limit or len(rows) == 1000
     page = SessionPage(
         sessions=rows[:limit],

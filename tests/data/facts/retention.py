@@ -77,7 +77,7 @@ async def replay(
     """
     # Retention measures the summarizer; with anonymize_phi on, dates and names
     # are redacted before storage (by design), which would be counted as lost.
-    await memory.update_settings(None, {"anonymize_phi": False})
+    await memory.update_settings({"anonymize_phi": False}, user_id=None)
     user_turns = 0
     for index, turn in enumerate(dialogue["turns"]):
         await memory.add_entry(

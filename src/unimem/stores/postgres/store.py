@@ -24,8 +24,7 @@ import re
 from collections import OrderedDict
 from collections.abc import Sequence
 from datetime import datetime
-from types import TracebackType
-from typing import Any, cast
+from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import asyncpg
@@ -35,8 +34,10 @@ from ...models import MemoryEntry, MemoryEvent, MemorySettings, SessionInfo
 from ..contracts import AppendResult, ContextSnapshot, PhiGuard, SettingsGuard
 from ..rows import entry_from_json, event_from_json, session_from_json
 from ..timeline import check_write_guards, plan_close, plan_entry, plan_event
+from .connection import UNAVAILABLE, Lease, Turn, keep_session, refused, translate
 from .migrations import SCHEMA_VERSION, apply_migrations, schema_version
 from .search import PostgresSearch
+from .sql import CONTEXT, STATE, WRITE_EXISTING, WRITE_NEW
 from .user_data import LaterLayersMixin
 
 __all__ = ["PostgresStore"]
@@ -47,203 +48,6 @@ log = logging.getLogger("unimem.stores.postgres")
 CLOSE_TIMEOUT = 10.0
 
 _SCHEMA_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,62}$")
-
-_UNAVAILABLE: tuple[type[BaseException], ...] = (
-    OSError,
-    TimeoutError,
-    asyncpg.PostgresConnectionError,
-    asyncpg.InterfaceError,
-    asyncpg.exceptions.OperatorInterventionError,
-    asyncpg.exceptions.InsufficientResourcesError,
-    # a server's termination notice read while the connection sat idle can
-    # leave asyncpg's protocol state confused: the next statement then fails
-    # with this (a connection of the store is never used by two at once)
-    asyncpg.InternalClientError,
-)
-
-_STATE = """
-SELECT s.data, s.version,
-       (SELECT e.data FROM entries e WHERE e.session_id = $1 AND e.id = $2 AND e.user_id = $3)
-FROM sessions s WHERE s.session_id = $1
-"""
-# $1 session, $2 user, $3 new version, $4 last active, $5 state json, $6 expected version,
-# $7 seq, $8 entry id, $9 entry ts, $10 entry json, $11..$15 event columns, $16 the
-# settings JSON the entry was prepared under, $17 whether to hold the write to it
-# (see SettingsGuard), $18 whether to hold it to the session's last phi_detected
-# event being $19 (see PhiGuard): the session row is written only if all match.
-_LAST_PHI = (
-    "(SELECT max(ph.seq) FROM events ph WHERE ph.session_id = $1 "
-    "AND ph.event_type = 'phi_detected')"
-)
-_GUARD = (
-    "AND ($17::bool IS NOT TRUE OR (SELECT st.data::text FROM settings st "
-    "WHERE st.user_id = $2) IS NOT DISTINCT FROM $16::text) "
-    f"AND ($18::bool IS NOT TRUE OR {_LAST_PHI} IS NOT DISTINCT FROM $19::bigint)"
-)
-_WRITE_TAIL = (
-    """
-, e AS (
-    INSERT INTO entries (session_id, seq, id, user_id, ts, data)
-    SELECT $1, $7, $8, $2, $9, $10::json FROM s WHERE $7::bigint IS NOT NULL RETURNING 1
-), ev AS (
-    INSERT INTO events (session_id, seq, id, user_id, event_type, ts, data)
-    SELECT $1, u.seq, u.id, $2, u.t, u.ts, u.d::json
-    FROM s, unnest($11::bigint[], $12::text[], $13::text[], $14::timestamptz[], $15::text[])
-         AS u(seq, id, t, ts, d)
-    RETURNING 1
-)
-SELECT (SELECT count(*) FROM s),
-       CASE WHEN $17::bool AND NOT EXISTS (SELECT 1 FROM s)
-            THEN (SELECT data::text FROM settings WHERE user_id = $2) END,
-       CASE WHEN $18::bool AND NOT EXISTS (SELECT 1 FROM s) THEN """
-    + _LAST_PHI
-    + """ END
-"""
-)
-_WRITE_NEW = (
-    """
-WITH s AS (
-    INSERT INTO sessions (session_id, user_id, version, last_active_at, data)
-    SELECT $1, $2, $3, $4, $5::json WHERE $6::bigint = 0 """
-    + _GUARD
-    + """
-    ON CONFLICT (session_id) DO NOTHING RETURNING 1
-)"""
-    + _WRITE_TAIL
-)
-_WRITE_EXISTING = (
-    """
-WITH s AS (
-    UPDATE sessions SET version = $3, last_active_at = $4, data = $5::json
-    WHERE session_id = $1 AND user_id = $2 AND version = $6 """
-    + _GUARD
-    + """ RETURNING 1
-)"""
-    + _WRITE_TAIL
-)
-
-
-#: Errors of a URL or a role that cannot work (retrying will not help), and what to do.
-_REFUSED: tuple[tuple[type[BaseException], str], ...] = (
-    (
-        asyncpg.exceptions.InvalidCatalogNameError,
-        "create the database (`createdb NAME`) or fix the database name in the store URL",
-    ),
-    (
-        asyncpg.exceptions.InvalidAuthorizationSpecificationError,
-        "create the role (`createuser NAME`) or fix the user and password in the store URL",
-    ),
-    (
-        asyncpg.exceptions.InvalidSchemaNameError,
-        "create the schema the URL's search_path names (`CREATE SCHEMA name`), or name it "
-        "with ?schema=NAME instead, which unimem creates",
-    ),
-    (
-        asyncpg.exceptions.InsufficientPrivilegeError,
-        "grant the role the right to create tables in the database, or use another role",
-    ),
-)
-
-
-def _refused(exc: BaseException) -> ConfigurationError | None:
-    """The error saying what to do when PostgreSQL refuses the URL's database or role."""
-    for kind, hint in _REFUSED:
-        if isinstance(exc, kind):
-            return ConfigurationError(f"PostgreSQL refused the store: {exc}; {hint}")
-    return None
-
-
-def _translate(exc: BaseException) -> StoreUnavailableError:
-    return StoreUnavailableError(
-        f"PostgreSQL is unreachable ({type(exc).__name__}); nothing was written, retry later"
-    )
-
-
-async def _keep_session(conn: asyncpg.Connection) -> None:
-    """The pool's reset on release. asyncpg still rolls back an open transaction
-    itself; its default reset also sends ``RESET ALL; UNLISTEN *; CLOSE ALL;
-    pg_advisory_unlock_all()``, one more round trip per acquire, for state this
-    store never leaves on a pooled connection (no ``SET``, ``LISTEN``, cursors
-    or session-level advisory locks: the sweep's lock has its own connection)."""
-
-
-class _Lease:
-    """``async with``: a connection of the pool for the block, released after it
-    (see :meth:`PostgresStore._conn`). A plain class rather than a generator
-    context manager (a generator, its frames and ``contextlib``'s wrapper on
-    every statement, ~3 µs of the append's CPU): the block's connection
-    comes from ``await pool.acquire()`` and goes back
-    through ``pool.release`` (asyncpg's waiting, size bounds, broken-connection
-    handling and shielded release, so a cancelled block never leaks it), and a
-    driver error in the block or in the release is ``StoreUnavailableError``."""
-
-    __slots__ = ("_connection", "_pool")
-
-    def __init__(self, pool: asyncpg.Pool) -> None:
-        self._pool = pool
-        self._connection: Any = None
-
-    async def __aenter__(self) -> asyncpg.Connection:
-        try:
-            self._connection = await self._pool.acquire()
-        except _UNAVAILABLE as exc:
-            raise _translate(exc) from exc
-        return cast(asyncpg.Connection, self._connection)
-
-    async def __aexit__(
-        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        connection, self._connection = self._connection, None
-        try:
-            await self._pool.release(connection)
-        except _UNAVAILABLE as error:
-            if exc is not None and not isinstance(exc, Exception):
-                # the block was cancelled (or its task is exiting): that goes on,
-                # not a StoreUnavailableError (asyncpg has closed the connection)
-                log.warning("connection release failed: %s", type(error).__name__)
-                return
-            raise _translate(error) from error
-        if isinstance(exc, _UNAVAILABLE):
-            raise _translate(exc) from exc
-
-
-class _Turn:
-    """``async with``: this process's turn to write a session (see
-    :meth:`PostgresStore._serial`): one ``asyncio.Lock`` per session, kept in
-    ``locks`` while anyone holds or waits for it."""
-
-    __slots__ = ("_held", "_locks", "_session_id")
-
-    def __init__(self, locks: dict[str, list[Any]], session_id: str) -> None:
-        self._locks = locks
-        self._session_id = session_id
-        self._held: list[Any] = []
-
-    async def __aenter__(self) -> None:
-        held = self._locks.get(self._session_id)
-        if held is None:
-            held = self._locks[self._session_id] = [asyncio.Lock(), 0]
-        held[1] += 1  # users, waiting or holding: the lock goes when none is left
-        self._held = held
-        try:
-            await held[0].acquire()
-        except BaseException:  # (cancelled while waiting)
-            self._leave()
-            raise
-
-    async def __aexit__(
-        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        try:
-            self._held[0].release()
-        finally:
-            self._leave()
-
-    def _leave(self) -> None:
-        held = self._held
-        held[1] -= 1
-        if held[1] == 0:
-            del self._locks[self._session_id]
 
 
 class _CachedState:
@@ -331,15 +135,15 @@ class PostgresStore(LaterLayersMixin, PostgresSearch):
                 timeout=self._timeout,
                 command_timeout=self._timeout,
                 server_settings=settings,
-                reset=_keep_session,
+                reset=keep_session,
             )
-        except _UNAVAILABLE as exc:
-            raise _translate(exc) from exc
+        except UNAVAILABLE as exc:
+            raise translate(exc) from exc
         except asyncpg.PostgresError as exc:
-            refused = _refused(exc)
-            if refused is None:
+            error = refused(exc)
+            if error is None:
                 raise
-            raise refused from exc
+            raise error from exc
         self._pool = pool
         try:
             if self._migrate:
@@ -348,10 +152,10 @@ class PostgresStore(LaterLayersMixin, PostgresSearch):
                 await self._check_schema()
         except asyncpg.PostgresError as exc:
             await self.aclose()
-            refused = _refused(exc)
-            if refused is None:
+            error = refused(exc)
+            if error is None:
                 raise
-            raise refused from exc
+            raise error from exc
         except BaseException:
             await self.aclose()
             raise
@@ -393,7 +197,7 @@ class PostgresStore(LaterLayersMixin, PostgresSearch):
                 f"{SCHEMA_VERSION}; run `unimem migrate`"
             )
 
-    def _conn(self) -> _Lease:
+    def _conn(self) -> Lease:
         """``async with``: a connection from the pool, driver errors translated.
 
         Raises:
@@ -402,14 +206,14 @@ class PostgresStore(LaterLayersMixin, PostgresSearch):
         """
         if self._pool is None:
             raise StoreUnavailableError("the PostgreSQL store is not open; call setup() first")
-        return _Lease(self._pool)
+        return Lease(self._pool)
 
     # ------------------------------------------------------------------ writes
 
-    def _serial(self, session_id: str) -> _Turn:
+    def _serial(self, session_id: str) -> Turn:
         """Appends of one session in this process run one at a time, so the
         cached state stays current and the CAS fast path nearly always hits."""
-        return _Turn(self._locks, session_id)
+        return Turn(self._locks, session_id)
 
     def _remember(self, state: SessionInfo, version: int) -> None:
         self._states[state.session_id] = _CachedState(state, version)
@@ -440,7 +244,7 @@ class PostgresStore(LaterLayersMixin, PostgresSearch):
         Raises :class:`SettingsChanged` or :class:`TokensChanged` when a guard no
         longer matches (see :func:`check_write_guards`).
         """
-        sql = _WRITE_NEW if expected == 0 else _WRITE_EXISTING
+        sql = WRITE_NEW if expected == 0 else WRITE_EXISTING
         if entry is not None and entry_json is None:
             entry_json = entry.model_dump_json()
         row = await conn.fetchrow(
@@ -534,7 +338,7 @@ class PostgresStore(LaterLayersMixin, PostgresSearch):
         for _ in range(3):
             async with conn.transaction():
                 row = await conn.fetchrow(
-                    _STATE + " FOR UPDATE OF s", entry.session_id, entry.id, entry.user_id
+                    STATE + " FOR UPDATE OF s", entry.session_id, entry.id, entry.user_id
                 )
                 state = session_from_json(row[0]) if row else None
                 version = row[1] if row else 0
@@ -559,7 +363,7 @@ class PostgresStore(LaterLayersMixin, PostgresSearch):
         async with self._serial(session_id), self._conn() as conn:
             for _ in range(3):
                 async with conn.transaction():
-                    row = await conn.fetchrow(_STATE + " FOR UPDATE OF s", session_id, "", "")
+                    row = await conn.fetchrow(STATE + " FOR UPDATE OF s", session_id, "", "")
                     state = session_from_json(row[0]) if row else None
                     version = row[1] if row else 0
                     new_state, event, result = change(state)
@@ -677,7 +481,7 @@ class PostgresStore(LaterLayersMixin, PostgresSearch):
     ) -> ContextSnapshot:
         """Session, last messages, last switch events and settings in one query."""
         async with self._conn() as conn:
-            row = await conn.fetchrow(_CONTEXT, session_id, max_messages, event_limit)
+            row = await conn.fetchrow(CONTEXT, session_id, max_messages, event_limit)
         if row is None or row[0] is None:
             return ContextSnapshot(None, [], [], [], None)
         return ContextSnapshot(
@@ -705,20 +509,3 @@ class PostgresStore(LaterLayersMixin, PostgresSearch):
                 offset,
             )
         return [session_from_json(r[0]) for r in rows]
-
-
-def _events_of(kind: str) -> str:
-    return (
-        "ARRAY(SELECT data::text FROM events WHERE session_id = $1 AND event_type = "
-        f"'{kind}' ORDER BY seq DESC LIMIT $3)"
-    )
-
-
-_CONTEXT = f"""
-SELECT s.data::text,
-       ARRAY(SELECT data::text FROM entries WHERE session_id = $1 ORDER BY seq DESC LIMIT $2),
-       {_events_of("language_switch")},
-       {_events_of("mode_switch")},
-       (SELECT data::text FROM settings WHERE user_id = s.user_id)
-FROM sessions s WHERE s.session_id = $1
-"""

@@ -19,18 +19,18 @@ import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING
 
-from .context.pipeline import RecallHook
-from .errors import InvalidInputError, SessionNotFoundError
-from .models import Fact, MemoryEntry, MemorySettings, Mode, SessionInfo, Summary, utcnow
-from .recall.hits import HIT_KINDS, HitKind, MemoryHit, SearchFilters
-from .recall.index import TermIndex
-from .recall.query import QUESTION_WEIGHT, RecallQuery, build_query
-from .recall.rank import diversify, fuse, recency_factor
-from .stores.base import DurableStore
-from .stores.search import KeywordHit, keyword_search_of
-from .validation import check_content_size, check_id, check_range
+from ..context.session_context import RecallHook
+from ..errors import InvalidInputError, SessionNotFoundError
+from ..models import Fact, MemoryEntry, MemorySettings, Mode, Summary, utcnow
+from ..recall.hits import HIT_KINDS, HitKind, MemoryHit, SearchFilters
+from ..recall.index import TermIndex
+from ..recall.query import QUESTION_WEIGHT, RecallQuery, build_query
+from ..recall.rank import diversify, fuse, recency_factor
+from ..stores.contracts import DurableStore
+from ..stores.search import KeywordHit, keyword_search_of
+from ..validation import check_content_size, check_id, check_range
+from .core import ServiceCore
 
 __all__ = [
     "CANDIDATES",
@@ -210,20 +210,11 @@ async def search_user_memory(
 
 
 class RecallOperations:
-    """Mixin of :class:`unimem.UnifiedMemoryService`: ``search_memory`` and the
-    recall of ``build_llm_context`` (the service provides the members below)."""
+    """``search_memory`` and the recall of ``build_llm_context``, for
+    :class:`unimem.UnifiedMemoryService` (which documents each public method)."""
 
-    if TYPE_CHECKING:  # provided by UnifiedMemoryService
-
-        async def _store(self) -> DurableStore: ...
-
-        def _user(self, user_id: str | None) -> str: ...
-
-        async def _owned_session(
-            self, session_id: str, user_id: str | None
-        ) -> SessionInfo | None: ...
-
-        async def _settings_of(self, user_id: str) -> MemorySettings: ...
+    def __init__(self, core: ServiceCore) -> None:
+        self._core = core
 
     async def search_memory(
         self,
@@ -238,30 +229,12 @@ class RecallOperations:
         languages: Sequence[str] | None = None,
         kinds: Sequence[str] | None = None,
     ) -> list[MemoryHit]:
-        """Search the user's whole memory: the turns of every session, the pinned
-        facts and the sessions' summaries; the best ``k`` hits first.
-
-        Args:
-            query: what to look for, in any language.
-            k: how many hits (1-100).
-            session_id: only this session (it must be the user's).
-            since, until: only turns said from ``since`` and before ``until``.
-            modes: only turns of these modes (``voice``, ``text``).
-            languages: only turns in these languages (ISO 639 codes).
-            kinds: only these kinds of hit (``entry``, ``fact``, ``summary``).
-
-        With the user's memory off nothing is found; with ``cross_session`` off
-        only the session named by ``session_id`` is searched.
-
-        Raises:
-            InvalidInputError: a bad argument (named in the error).
-            SessionNotFoundError: ``session_id`` is not one of the user's sessions.
-        """
+        """See :meth:`unimem.UnifiedMemoryService.search_memory`."""
         if not isinstance(query, str) or not query.strip():
             raise InvalidInputError("query must be a non-empty string", field="query")
         check_content_size(query, MAX_QUERY_BYTES, field="query")
         check_range(k, "k", 1, MAX_K)
-        owner = self._user(user_id)
+        owner = self._core.user(user_id)
         filters = SearchFilters(
             session_id=check_id(session_id, "session_id") if session_id is not None else None,
             since=_time(since, "since"),
@@ -273,14 +246,14 @@ class RecallOperations:
             raise InvalidInputError("since must be before until", field="since")
         chosen = _choices(kinds, "kinds", list(HIT_KINDS))
         if filters.session_id is not None:
-            state = await self._owned_session(filters.session_id, owner)
+            state = await self._core.owned_session(filters.session_id, owner)
             if state is None:
                 raise SessionNotFoundError(f"no session {filters.session_id!r} for this user")
         result = await search_user_memory(
-            await self._store(),
+            await self._core.ready_store(),
             user_id=owner,
             query=build_query(query),
-            settings=await self._settings_of(owner),
+            settings=await self._core.settings_of(owner),
             filters=filters,
             kinds=[kind for kind in HIT_KINDS if chosen is None or kind in chosen],
             k=k,
@@ -288,17 +261,17 @@ class RecallOperations:
         )
         return result.hits
 
-    def _context_recall(self, user_id: str, session_id: str, limit: int) -> RecallHook:
+    def context_recall(self, user_id: str, session_id: str, limit: int) -> RecallHook:
         """The recall of ``build_llm_context`` for a session of ``user_id``: the
         turns of the user's other sessions (the pinned facts are in the context
         already), up to ``limit`` hits."""
 
         async def recall(query: str, recent: Sequence[str]) -> tuple[list[MemoryHit], list[str]]:
-            settings = await self._settings_of(user_id)
+            settings = await self._core.settings_of(user_id)
             if not settings.cross_session:
                 return [], []  # the session's own older turns are in its summary
             result = await search_user_memory(
-                await self._store(),
+                await self._core.ready_store(),
                 user_id=user_id,
                 query=build_query(query, recent),
                 settings=settings,

@@ -17,7 +17,7 @@ from ..ids import new_id
 from ..models import Fact, MemoryEntry, Role, Summary, utcnow
 from ..stores.contracts import DurableStore
 from .extractive import ExtractiveSummarizer
-from .pipeline import CATCH_UP_LIMIT, SUMMARY_STORE_TOKENS
+from .session_context import CATCH_UP_LIMIT, SUMMARY_STORE_TOKENS
 
 __all__ = ["interrupt_entry", "new_fact", "pin_stored_entry"]
 

@@ -1,5 +1,4 @@
-"""The read side of :class:`unimem.UnifiedMemoryService`: context, history,
-events, sessions (a mixin, so ``service.py`` stays the orchestration of writes).
+"""The service's reads: context, history, events, sessions.
 
 Every read is one store call (``load_context``, ``load_history``, ...), which
 a layered store answers from Redis in one round trip when the session is cached.
@@ -8,11 +7,10 @@ a layered store answers from Redis in one round trip when the session is cached.
 from __future__ import annotations
 
 from datetime import timedelta
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from .config import MemoryConfig
-from .errors import SessionNotFoundError
-from .models import (
+from ..errors import SessionNotFoundError
+from ..models import (
     ConversationContext,
     EventType,
     MemoryEntry,
@@ -22,14 +20,14 @@ from .models import (
     SessionInfo,
     utcnow,
 )
-from .stores.contracts import ContextSnapshot, DurableStore
-from .validation import check_id, check_range
+from ..stores.contracts import ContextSnapshot, DurableStore
+from ..validation import check_id, check_range
+from .core import ServiceCore, check_owner
 
 __all__ = [
     "CONTEXT_EVENT_LIMIT",
     "DEGRADATION_MEMORY_DISABLED",
     "SessionReads",
-    "check_owner",
     "collect_rag",
     "visible",
 ]
@@ -70,27 +68,12 @@ def _unused() -> ContextSnapshot:
     )
 
 
-def check_owner(state: SessionInfo | None, session_id: str, user_id: str | None) -> None:
-    """Raise ``SessionNotFoundError`` when the session exists and ``user_id`` (if
-    given) is not its owner: another user's session looks like no session."""
-    if state is not None and user_id is not None and state.user_id != user_id:
-        raise SessionNotFoundError(f"no session {session_id!r} for this user")
-
-
 class SessionReads:
-    """Mixin of :class:`unimem.UnifiedMemoryService` (which provides the members below)."""
+    """Reads of sessions, for :class:`unimem.UnifiedMemoryService` (which
+    documents each method)."""
 
-    config: MemoryConfig
-
-    if TYPE_CHECKING:  # provided by UnifiedMemoryService
-
-        async def _store(self) -> DurableStore: ...
-
-        def _user(self, user_id: str | None) -> str: ...
-
-        async def _owned_session(
-            self, session_id: str, user_id: str | None
-        ) -> SessionInfo | None: ...
+    def __init__(self, core: ServiceCore) -> None:
+        self._core = core
 
     async def get_context(
         self,
@@ -100,14 +83,10 @@ class SessionReads:
         *,
         user_id: str | None = None,
     ) -> ConversationContext:
-        """The last ``max_messages`` messages (oldest first) with the session's mode,
-        language, recent switches, RAG context, settings and metadata.
-
-        An unknown session, or another user's, gives an empty context.
-        """
+        """See :meth:`unimem.UnifiedMemoryService.get_context`."""
         check_id(session_id, "session_id")
-        check_range(max_messages, "max_messages", 1, self.config.max_context_messages)
-        store = await self._store()
+        check_range(max_messages, "max_messages", 1, self._core.config.max_context_messages)
+        store = await self._core.ready_store()
         snap = await store.load_context(
             session_id, max_messages=max_messages, event_limit=CONTEXT_EVENT_LIMIT
         )
@@ -131,7 +110,7 @@ class SessionReads:
         would cost about 10 µs a read."""
         state = snap.session
         check_owner(state, session_id, user_id)
-        owner = state.user_id if state is not None else self._user(user_id)
+        owner = state.user_id if state is not None else self._core.user(user_id)
         if state is None:  # a new session: the owner's settings still decide recall
             snap.settings = await store.get_settings(owner)
         settings = snap.settings or MemorySettings()
@@ -174,8 +153,8 @@ class SessionReads:
         cached = getattr(snap, "recent", None)  # a layered store reads them with the context
         if cached is not None:
             return list(cached)
-        since = utcnow() - timedelta(seconds=self.config.short_term_ttl_seconds)
-        return await (await self._store()).recent_user_entries(
+        since = utcnow() - timedelta(seconds=self._core.config.short_term_ttl_seconds)
+        return await (await self._core.ready_store()).recent_user_entries(
             owner, since=since, exclude_session=session_id, limit=limit
         )
 
@@ -187,13 +166,12 @@ class SessionReads:
         before_seq: int | None = None,
         user_id: str | None = None,
     ) -> list[MemoryEntry]:
-        """Up to ``max_messages`` entries of the session, oldest first (those before
-        ``before_seq`` when given, for paging back)."""
+        """See :meth:`unimem.UnifiedMemoryService.get_history`."""
         check_id(session_id, "session_id")
-        check_range(max_messages, "max_messages", 1, self.config.max_history_messages)
+        check_range(max_messages, "max_messages", 1, self._core.config.max_history_messages)
         if before_seq is not None:
             check_range(before_seq, "before_seq", 1, 2**62)
-        state, entries = await (await self._store()).load_history(
+        state, entries = await (await self._core.ready_store()).load_history(
             session_id, limit=max_messages, before_seq=before_seq
         )
         return entries if visible(state, user_id) else []
@@ -206,32 +184,31 @@ class SessionReads:
         *,
         user_id: str | None = None,
     ) -> list[MemoryEvent]:
-        """The last ``limit`` events of the session (of ``event_type`` if given), newest last."""
+        """See :meth:`unimem.UnifiedMemoryService.get_events`."""
         check_id(session_id, "session_id")
-        check_range(limit, "limit", 1, self.config.max_events)
+        check_range(limit, "limit", 1, self._core.config.max_events)
         kind = None
         if event_type is not None:
             kind = MemoryEvent(event_type=event_type).event_type
-        store = await self._store()
+        store = await self._core.ready_store()
         if user_id is not None and not visible(await store.get_session(session_id), user_id):
             return []
         return await store.get_events(session_id, event_type=kind, limit=limit)
 
     async def get_session(self, session_id: str, *, user_id: str | None = None) -> SessionInfo:
-        """The session's metadata. Raises ``SessionNotFoundError`` if unknown
-        (or another user's: the same error, word for word)."""
+        """See :meth:`unimem.UnifiedMemoryService.get_session`."""
         check_id(session_id, "session_id")
-        state = await (await self._store()).get_session(session_id)
+        state = await (await self._core.ready_store()).get_session(session_id)
         if state is None or not visible(state, user_id):
             raise SessionNotFoundError(f"no session {session_id!r} for this user")
         return state
 
     async def list_sessions(
-        self, user_id: str | None = None, *, limit: int = 20, offset: int = 0
+        self, *, user_id: str | None = None, limit: int = 20, offset: int = 0
     ) -> list[SessionInfo]:
-        """The user's sessions, most recently active first."""
+        """See :meth:`unimem.UnifiedMemoryService.list_sessions`."""
         check_range(limit, "limit", 1, 1000)
         check_range(offset, "offset", 0, 10**9)
-        return await (await self._store()).list_sessions(
-            self._user(user_id), limit=limit, offset=offset
+        return await (await self._core.ready_store()).list_sessions(
+            self._core.user(user_id), limit=limit, offset=offset
         )

@@ -1,16 +1,15 @@
-"""The privacy operations of :class:`unimem.UnifiedMemoryService`: deletion, export,
-retention sweep, audit log and encryption at rest (a mixin, so ``service.py``
-stays the orchestration of writes and reads)."""
+"""The service's privacy side: the user's settings, redaction before any store
+sees a write, deletion, export, the retention sweep, the audit log and
+encryption at rest."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..errors import ConfigurationError, InvalidInputError, SessionNotFoundError
 from ..ids import new_id
-from ..live import LiveBus
 from ..models import (
     AuditRecord,
     DeletionReceipt,
@@ -18,22 +17,22 @@ from ..models import (
     MemoryEntry,
     MemoryEvent,
     MemorySettings,
-    SessionInfo,
     utcnow,
 )
-from ..stores.contracts import DeleteScope, DurableStore
-from ..validation import check_id, check_range
-from .crypto import Keyring, load_keyring
-from .encrypted_store import EncryptedStore
-from .operations import (
+from ..privacy.crypto import Keyring, load_keyring
+from ..privacy.deletion import (
     SYSTEM_USER,
     all_session_ids,
     audit_record,
     check_scope,
     start_of_day,
 )
-from .pipeline import EntryWrite, PhiTally, PrivacyPipeline
-from .pseudonyms import SessionTokens
+from ..privacy.encrypted_store import EncryptedStore
+from ..privacy.pipeline import EntryWrite, PhiTally
+from ..privacy.pseudonyms import SessionTokens
+from ..stores.contracts import DeleteScope, DurableStore
+from ..validation import check_id, check_range
+from .core import ServiceCore
 
 __all__ = ["AUDIT_EXPORT_LIMIT", "POLICY_ACTOR", "PrivacyOperations"]
 
@@ -44,33 +43,14 @@ POLICY_ACTOR = "policy"
 
 
 class PrivacyOperations:
-    """Mixin of :class:`unimem.UnifiedMemoryService` (which provides the members below)."""
+    """The privacy side of :class:`unimem.UnifiedMemoryService` (which documents
+    each public method)."""
 
-    store: DurableStore
-    privacy: PrivacyPipeline
-    live: LiveBus
-
-    if TYPE_CHECKING:  # provided by UnifiedMemoryService
-
-        async def _store(self) -> DurableStore: ...
-
-        def _user(self, user_id: str | None) -> str: ...
-
-        async def _owned_session(
-            self, session_id: str, user_id: str | None
-        ) -> SessionInfo | None: ...
+    def __init__(self, core: ServiceCore) -> None:
+        self._core = core
 
     def use_encryption(self, keys: Keyring | str | None = None) -> bool:
-        """Encrypt content fields written from now on (AES-GCM); earlier plaintext stays readable.
-
-        ``keys``: a :class:`~unimem.privacy.crypto.Keyring`, a
-        ``kid:base64key[,...]`` string, or ``None`` to read
-        ``UNIMEM_ENCRYPTION_KEYS``. Also keys the PHI token digests, so tokens
-        stay consistent across processes. Returns whether encryption is on.
-
-        Raises:
-            ConfigurationError: malformed keys.
-        """
+        """See :meth:`unimem.UnifiedMemoryService.use_encryption`."""
         keyring = keys if isinstance(keys, Keyring) else None
         if isinstance(keys, str):
             keyring = Keyring.parse(keys)
@@ -78,28 +58,59 @@ class PrivacyOperations:
             keyring = load_keyring()
         if keyring is None:
             return False
-        inner = self.store.inner if isinstance(self.store, EncryptedStore) else self.store
-        self.store = EncryptedStore(inner, keyring)
-        self.privacy.token_key = keyring.digest_key
+        store = self._core.store
+        self._core.store = EncryptedStore(
+            store.inner if isinstance(store, EncryptedStore) else store, keyring
+        )
+        self._core.privacy.token_key = keyring.digest_key
         return True
 
     async def rotate_encryption(self, user_ids: Sequence[str]) -> int:
-        """Re-encrypt the users' content under the current key (after putting a new
-        key first in ``UNIMEM_ENCRYPTION_KEYS``); returns the records rewritten."""
-        store = await self._store()
+        """See :meth:`unimem.UnifiedMemoryService.rotate_encryption`."""
+        store = await self._core.ready_store()
         if not isinstance(store, EncryptedStore):
             raise ConfigurationError("encryption is off; call use_encryption() first")
         total = 0
         for user in user_ids:
-            total += await store.rotate_user(self._user(user))
+            total += await store.rotate_user(self._core.user(user))
         return total
 
-    async def _settings_of(self, user_id: str) -> MemorySettings:
-        # read per write: embedded stores answer in microseconds; a cache may memoize
-        stored = await (await self._store()).get_settings(user_id)
+    # ------------------------------------------------------------------ settings
+
+    async def get_settings(self, *, user_id: str | None = None) -> MemorySettings:
+        """See :meth:`unimem.UnifiedMemoryService.get_settings`."""
+        stored = await (await self._core.ready_store()).get_settings(self._core.user(user_id))
         return stored or MemorySettings()
 
-    async def _privacy_entry(
+    async def update_settings(
+        self,
+        settings: MemorySettings | Mapping[str, Any],
+        *,
+        user_id: str | None = None,
+        actor: str | None = None,
+    ) -> MemorySettings:
+        """See :meth:`unimem.UnifiedMemoryService.update_settings`."""
+        user = self._core.user(user_id)
+        current = await self.get_settings(user_id=user)
+        if isinstance(settings, MemorySettings):
+            new = settings
+        elif isinstance(settings, Mapping):
+            new = MemorySettings.model_validate({**current.model_dump(), **dict(settings)})
+        else:
+            raise InvalidInputError("settings must be MemorySettings or a dict", field="settings")
+        store = await self._core.ready_store()
+        await store.put_settings(user, new)
+        self._core.write_settings.forget(user)
+        old, now_set = current.model_dump(), new.model_dump()
+        changed = {k: v for k, v in now_set.items() if old[k] != v}
+        await store.append_audit(
+            audit_record("settings_change", user, actor=actor, now=utcnow(), details=changed)
+        )
+        return new
+
+    # ------------------------------------------------------------------ writes
+
+    async def privacy_entry(
         self, entry: MemoryEntry, store: DurableStore, settings: MemorySettings | None = None
     ) -> EntryWrite:
         """Apply the owner's settings to ``entry`` before any store sees it.
@@ -108,10 +119,10 @@ class PrivacyOperations:
         write; read here otherwise.
         """
         if settings is None:
-            settings = await self._settings_of(entry.user_id)
-        return await self.privacy.entry(entry, settings, store)
+            settings = await self._core.settings_of(entry.user_id)
+        return await self._core.privacy.entry(entry, settings, store)
 
-    def _phi_event(
+    def phi_event(
         self, tally: PhiTally, tokens: SessionTokens | None, entry: MemoryEntry
     ) -> MemoryEvent | None:
         """The ``phi_detected`` event of an entry about to be stored (``None``: no
@@ -128,7 +139,7 @@ class PrivacyOperations:
             data=tally.event_data(tokens, entry_id=entry.id, entry_seq=None),
         )
 
-    async def _record_phi(
+    async def record_phi(
         self, tally: PhiTally, tokens: SessionTokens | None, item: MemoryEntry | MemoryEvent
     ) -> None:
         """Record a ``phi_detected`` event for ``item``: types and counts, never values."""
@@ -146,45 +157,22 @@ class PrivacyOperations:
             timestamp=item.timestamp or utcnow(),
             data=tally.event_data(tokens, **ids),
         )
-        stored = await (await self._store()).append_event(event)
+        stored = await (await self._core.ready_store()).append_event(event)
         if tokens is not None:
-            self.privacy.recorded(item.session_id, tokens, stored.seq)
-        self.live.publish(item.session_id, "event", stored)
+            self._core.privacy.recorded(item.session_id, tokens, stored.seq)
+        self._core.live.publish(item.session_id, "event", stored)
 
     async def delete_user_memory(
         self,
-        user_id: str | None,
         scope: DeleteScope | str,
         *,
+        user_id: str | None = None,
         tz: str | None = None,
         session_id: str | None = None,
         actor: str | None = None,
     ) -> DeletionReceipt:
-        """Delete a user's memory and return what was removed, counted per layer.
-
-        ``scope``: ``session`` deletes the session ``session_id`` (required);
-        ``day`` deletes everything written since
-        today's midnight in ``tz`` (an IANA name; UTC by default); ``all``
-        deletes every layer (entries, events, sessions, summaries, facts, the
-        session cache) and keeps the settings and the audit log.
-
-        A write racing the deletion: the deletion is one atomic step in the
-        durable store's commit order. What was committed before it is gone;
-        what commits after it is kept as a new message (on the embedded stores
-        the service stamps entries right before committing, so that is the same
-        as: entries timestamped before ``receipt.deleted_at`` are gone).
-
-        The deletion is audited (``delete``: scope and counts). Live listeners
-        of each deleted session receive a ``memory_deleted`` event (not stored).
-
-        Raises:
-            InvalidInputError: bad scope, time zone, ``session_id`` missing with
-                scope ``session`` or given with another scope.
-
-        A ``session_id`` of another user's session deletes nothing and answers
-        as one never used does (all counts 0).
-        """
-        user = self._user(user_id)
+        """See :meth:`unimem.UnifiedMemoryService.delete_user_memory`."""
+        user = self._core.user(user_id)
         kind = check_scope(scope)
         if session_id is not None and kind != "session":
             raise InvalidInputError(
@@ -196,7 +184,7 @@ class PrivacyOperations:
                 "(scope 'day' deletes today's memory, 'all' everything)",
                 field="session_id",
             )
-        store = await self._store()
+        store = await self._core.ready_store()
         ids: list[str]
         if kind == "session":
             sid = check_id(session_id, "session_id")
@@ -209,8 +197,7 @@ class PrivacyOperations:
         now = utcnow()
         since = start_of_day(now, tz) if kind == "day" else None
         counts = await store.delete_user_data(user, scope=kind, since=since, session_ids=ids)
-        counts.update(await self._cache_delete_user(user, scope=kind, since=since, session_ids=ids))
-        self.privacy.forget(ids, everything=kind == "all")
+        self._core.privacy.forget(ids, everything=kind == "all")
         receipt = DeletionReceipt(user_id=user, scope=kind, deleted_at=now, counts=counts)
         details: dict[str, Any] = {"scope": kind, "counts": counts, "sessions": len(ids)}
         if since is not None:
@@ -221,7 +208,7 @@ class PrivacyOperations:
             )
         )
         for sid in ids:
-            self.live.publish(
+            self._core.live.publish(
                 sid,
                 "event",
                 MemoryEvent.model_construct(
@@ -258,14 +245,14 @@ class PrivacyOperations:
         Raises:
             InvalidInputError: a malformed id.
         """
-        user = self._user(user_id)
+        user = self._core.user(user_id)
         check_id(session_id, "session_id")
         check_id(entry_id, "entry_id")
         try:
-            state = await self._owned_session(session_id, user)
+            state = await self._core.owned_session(session_id, user)
         except SessionNotFoundError:
             state = None  # another user's session deletes nothing, as a never-used one
-        store = await self._store()
+        store = await self._core.ready_store()
         if state is None or not await store.delete_entry(session_id, entry_id):
             return False
         now = utcnow()
@@ -275,7 +262,7 @@ class PrivacyOperations:
                 "delete", user, actor=actor, now=now, session_id=session_id, details=details
             )
         )
-        self.live.publish(
+        self._core.live.publish(
             session_id,
             "event",
             MemoryEvent.model_construct(
@@ -290,39 +277,12 @@ class PrivacyOperations:
         )
         return True
 
-    async def _cache_delete_user(
-        self,
-        user_id: str,
-        *,
-        scope: DeleteScope,
-        since: datetime | None,
-        session_ids: Sequence[str],
-    ) -> dict[str, int]:
-        """Clear the user's data from the session cache, if the service has one.
-
-        Hook for the cache layer: an object at ``self.cache`` with
-        ``async delete_user(user_id, *, scope, since, session_ids) -> dict[str, int]``
-        (same arguments as ``DurableStore.delete_user_data``). Its counts appear
-        in the receipt prefixed ``cache_``. Runs after the durable deletion so
-        that a cache rebuilt in between finds nothing to rebuild from.
-        """
-        delete = getattr(getattr(self, "cache", None), "delete_user", None)
-        if delete is None:
-            return {}
-        counts = await delete(user_id, scope=scope, since=since, session_ids=session_ids)
-        return {f"cache_{kind}": int(n) for kind, n in dict(counts).items()}
-
     async def export_user_memory(
-        self, user_id: str | None, *, actor: str | None = None
+        self, *, user_id: str | None = None, actor: str | None = None
     ) -> dict[str, Any]:
-        """Everything stored about the user, JSON-ready (data portability).
-
-        Keys: ``format``, ``user_id``, ``exported_at``, ``settings``,
-        ``sessions``, ``entries``, ``events``, ``facts``, ``summaries`` and
-        ``audit`` (the audit records about the user). The export is audited.
-        """
-        user = self._user(user_id)
-        store = await self._store()
+        """See :meth:`unimem.UnifiedMemoryService.export_user_memory`."""
+        user = self._core.user(user_id)
+        store = await self._core.ready_store()
         now = utcnow()
         data = await store.export_user(user)
         audit = await store.list_audit(user, limit=AUDIT_EXPORT_LIMIT)
@@ -339,23 +299,18 @@ class PrivacyOperations:
     async def sweep_retention(
         self, now: datetime | None = None, *, default_retention_days: int | None = None
     ) -> int:
-        """Delete (not hide) every entry and event older than its owner's
-        ``retention_days``; returns how many rows were deleted.
-
-        ``default_retention_days`` applies to users who never set theirs (the
-        ``MemorySettings`` default otherwise). ``unimem sweep`` and the
-        server's periodic job call this. A sweep that deleted something is
-        audited under the user id ``"*"``.
-        """
+        """See :meth:`unimem.UnifiedMemoryService.sweep_retention`."""
         if now is None:
             when = utcnow()
         else:  # a naive time is taken as UTC, like every timestamp unimem stores
             when = now.replace(tzinfo=UTC) if now.tzinfo is None else now.astimezone(UTC)
         days = default_retention_days or MemorySettings().retention_days
         check_range(days, "default_retention_days", 1, 36500)
-        deleted = await (await self._store()).sweep_expired(now=when, default_retention_days=days)
+        deleted = await (await self._core.ready_store()).sweep_expired(
+            now=when, default_retention_days=days
+        )
         if deleted:
-            await self.store.append_audit(
+            await (await self._core.ready_store()).append_audit(
                 audit_record(
                     "sweep",
                     SYSTEM_USER,
@@ -366,33 +321,32 @@ class PrivacyOperations:
             )
         return deleted
 
-    async def list_audit(self, user_id: str | None, *, limit: int = 100) -> list[AuditRecord]:
-        """The last ``limit`` audit records about the user, oldest first
-        (``"*"`` for the retention sweeps)."""
+    async def list_audit(
+        self, *, user_id: str | None = None, limit: int = 100
+    ) -> list[AuditRecord]:
+        """See :meth:`unimem.UnifiedMemoryService.list_audit`."""
         check_range(limit, "limit", 1, AUDIT_EXPORT_LIMIT)
-        user = user_id if user_id == SYSTEM_USER else self._user(user_id)
-        return await (await self._store()).list_audit(user, limit=limit)
+        user = user_id if user_id == SYSTEM_USER else self._core.user(user_id)
+        return await (await self._core.ready_store()).list_audit(user, limit=limit)
 
     async def record_audit(
         self,
-        user_id: str,
         action: str,
         *,
+        user_id: str | None = None,
         actor: str,
         session_id: str | None = None,
         details: Mapping[str, Any] | None = None,
     ) -> AuditRecord:
-        """Append an audit record made outside the service (e.g. the HTTP API
-        recording that ``actor`` read ``user_id``'s memory). ``details`` must
-        hold ids and counts only, never content."""
+        """See :meth:`unimem.UnifiedMemoryService.record_audit`."""
         record = AuditRecord(
             id=new_id(),
             timestamp=utcnow(),
             actor=check_id(actor, "actor"),
             action=action,
-            user_id=self._user(user_id),
+            user_id=self._core.user(user_id),
             session_id=session_id,
             details=dict(details or {}),
         )
-        await (await self._store()).append_audit(record)
+        await (await self._core.ready_store()).append_audit(record)
         return record

@@ -1,0 +1,199 @@
+"""The service's context side: ``build_llm_context``, pinned facts and
+``mark_interrupted`` validate their arguments here and hand the work to
+:mod:`unimem.context`."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+from ..context import episodic as context_ops
+from ..context.builder import LLMContext
+from ..context.extractive import ExtractiveSummarizer
+from ..context.session_context import build_session_context, recall_limit
+from ..context.summarize import Summarizer
+from ..errors import InvalidInputError, SessionNotFoundError
+from ..models import EventType, Fact, MemoryEntry
+from ..validation import check_content_size, check_depth, check_id, check_range
+from .core import ServiceCore
+from .privacy import PrivacyOperations
+from .recall import RecallOperations
+from .writes import SessionWrites
+
+__all__ = ["ContextOperations"]
+
+
+class ContextOperations:
+    """The context side of :class:`unimem.UnifiedMemoryService` (which documents
+    each public method).
+
+    Args:
+        core: the shared state.
+        privacy: redaction of facts and spoken text, and PHI events.
+        writes: where the interruption event is recorded.
+        recall: the recall of other sessions' turns into the context.
+        summarizer: summarizer of older turns; ``None``: the offline extractive one.
+    """
+
+    def __init__(
+        self,
+        core: ServiceCore,
+        privacy: PrivacyOperations,
+        writes: SessionWrites,
+        recall: RecallOperations,
+        summarizer: Summarizer | None = None,
+    ) -> None:
+        self._core = core
+        self._privacy = privacy
+        self._writes = writes
+        self._recall = recall
+        self.summarizer: Summarizer = summarizer or ExtractiveSummarizer()
+
+    async def build_llm_context(
+        self,
+        session_id: str,
+        current_query: str,
+        rag_results: Sequence[Any] | None = None,
+        max_tokens: int = 4000,
+        model: str = "gpt-4o",
+        budget_ms: float | None = None,
+        *,
+        user_id: str | None = None,
+    ) -> LLMContext:
+        """See :meth:`unimem.UnifiedMemoryService.build_llm_context`."""
+        check_id(session_id, "session_id")
+        if not isinstance(current_query, str):
+            raise InvalidInputError("current_query must be a string", field="current_query")
+        check_content_size(current_query, self._core.config.max_content_bytes)
+        check_range(max_tokens, "max_tokens", 1, 1_000_000)
+        if not isinstance(model, str) or not model.strip():
+            raise InvalidInputError("model must be a model name such as 'gpt-4o'", field="model")
+        if budget_ms is not None and (
+            isinstance(budget_ms, bool)
+            or not isinstance(budget_ms, int | float)
+            or not math.isfinite(budget_ms)
+            or budget_ms < 0
+        ):
+            raise InvalidInputError(
+                "budget_ms must be a finite number of milliseconds >= 0", field="budget_ms"
+            )
+        if rag_results is not None:
+            if isinstance(rag_results, str | bytes) or not isinstance(rag_results, Sequence):
+                raise InvalidInputError("rag_results must be a list", field="rag_results")
+            check_depth(list(rag_results), "rag_results")
+        state = await (await self._core.ready_store()).get_session(session_id)
+        # another user's session is built as one never used: nothing of theirs,
+        # not even the numbering of its PHI tokens
+        foreign = state is not None and user_id is not None and state.user_id != user_id
+        if foreign:
+            state = None
+        owner = state.user_id if state is not None else self._core.user(user_id)
+        store = await self._core.ready_store()
+        # The caller's query and passages reach the LLM redacted like stored text,
+        # under the session's tokens (so the stored query turn still matches).
+        settings = await self._core.settings_of(
+            state.user_id if state else self._core.user(user_id)
+        )
+        language = state.current_language if state else None
+        tokens_of = None if foreign else session_id
+        current_query = await self._core.privacy.redact_value(
+            current_query, settings, store, tokens_of, language
+        )
+        if rag_results is not None:
+            rag_results = await self._core.privacy.redact_value(
+                list(rag_results), settings, store, tokens_of, language
+            )
+        return await build_session_context(
+            store,
+            session_id=session_id,
+            user_id=self._core.user(user_id),
+            recall=self._recall.context_recall(owner, session_id, recall_limit(max_tokens)),
+            query=current_query,
+            rag_results=rag_results,
+            max_tokens=max_tokens,
+            model=model,
+            budget_ms=budget_ms,
+            summarizer=self.summarizer,
+            window=self._core.config.max_context_messages,
+            unused=foreign,
+        )
+
+    async def pin_entry(
+        self, session_id: str, entry_id: str, *, user_id: str | None = None
+    ) -> Fact:
+        """See :meth:`unimem.UnifiedMemoryService.pin_entry`."""
+        check_id(session_id, "session_id")
+        check_id(entry_id, "entry_id")
+        state = await self._core.owned_session(session_id, user_id)
+        if state is None:
+            raise SessionNotFoundError(f"no session {session_id!r} for this user")
+        store = await self._core.ready_store()
+        fact, new = await context_ops.pin_stored_entry(store, session_id, entry_id, state.user_id)
+        return await self._store_fact(fact) if new else fact
+
+    async def add_fact(
+        self,
+        text: str,
+        kind: str = "note",
+        *,
+        user_id: str | None = None,
+        session_id: str | None = None,
+    ) -> Fact:
+        """See :meth:`unimem.UnifiedMemoryService.add_fact`."""
+        if isinstance(text, str):
+            check_content_size(text, self._core.config.max_content_bytes)
+        if session_id is not None:
+            check_id(session_id, "session_id")
+        fact = context_ops.new_fact(self._core.user(user_id), text, kind, session_id)
+        return await self._store_fact(fact)
+
+    async def _store_fact(self, fact: Fact) -> Fact:
+        """Store a fact under the owner's settings: redacted when ``anonymize_phi``
+        is on, not stored at all when memory is disabled."""
+        settings = await self._core.settings_of(fact.user_id)
+        if not settings.enabled:
+            return fact
+        store = await self._core.ready_store()
+        text, _ = await self._core.privacy.redact_text(fact.text, settings, store, fact.session_id)
+        if text != fact.text:
+            fact = fact.model_copy(update={"text": text})
+        return await store.put_fact(fact)
+
+    async def list_facts(self, *, user_id: str | None = None) -> list[Fact]:
+        """See :meth:`unimem.UnifiedMemoryService.list_facts`."""
+        return await (await self._core.ready_store()).list_facts(self._core.user(user_id))
+
+    async def delete_fact(self, fact_id: str, *, user_id: str | None = None) -> bool:
+        """See :meth:`unimem.UnifiedMemoryService.delete_fact`."""
+        check_id(fact_id, "fact_id")
+        return await (await self._core.ready_store()).delete_fact(self._core.user(user_id), fact_id)
+
+    async def mark_interrupted(
+        self, session_id: str, entry_id: str, spoken_text: str, *, user_id: str | None = None
+    ) -> MemoryEntry:
+        """See :meth:`unimem.UnifiedMemoryService.mark_interrupted`."""
+        check_id(session_id, "session_id")
+        check_id(entry_id, "entry_id")
+        if not isinstance(spoken_text, str):
+            raise InvalidInputError("spoken_text must be a string", field="spoken_text")
+        check_content_size(spoken_text, self._core.config.max_content_bytes)
+        MemoryEntry(role="assistant", content=spoken_text)  # same text rules as any content
+        if not spoken_text.strip():
+            # cut off before the first word: the one empty content there is (the
+            # context says nothing was heard; the answer stays in metadata)
+            spoken_text = ""
+        state = await self._core.owned_session(session_id, user_id)
+        if state is None:
+            raise SessionNotFoundError(f"no session {session_id!r} for this user")
+        store = await self._core.ready_store()
+        settings = await self._core.settings_of(state.user_id)
+        heard, tally = await self._core.privacy.redact_text(
+            spoken_text, settings, store, session_id, state.current_language
+        )
+        entry, data = await context_ops.interrupt_entry(store, session_id, entry_id, heard)
+        await self._writes.add_event(
+            session_id, EventType.INTERRUPTION, data, user_id=state.user_id
+        )
+        await self._privacy.record_phi(tally, tally.tokens, entry)
+        return entry
