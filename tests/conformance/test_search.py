@@ -147,7 +147,7 @@ async def test_deleted_entries_leave_the_index(service, scope):
     await say(service, "s1", "old note about ibuprofen", at=NOW - 3 * DAY)
     await say(service, "s2", "new note about ibuprofen")
     kwargs = {"session_id": "s2"} if scope == "session" else {}
-    await service.delete_user_memory("alice", scope, **kwargs)
+    await service.delete_user_memory(scope, user_id="alice", **kwargs)
     left = await found(service, "ibuprofen")
     assert left == ([] if scope == "all" else ["old note about ibuprofen"])
 
