@@ -17,7 +17,7 @@ from redis.crc import key_slot
 
 from backends import PG_URL, REDIS_URL, ScratchLayeredStore, ensure_cluster, layered_store
 from unimem import MemoryEntry, UnifiedMemoryService
-from unimem import service as service_module
+from unimem.service import writes as service_module
 from unimem.ids import new_id
 from unimem.stores.layered import LayeredStore
 from unimem.stores.postgres.store import PostgresStore
