@@ -51,7 +51,7 @@ async def talk(memory: AgentMemory, question: str) -> None:
 async def main() -> None:
     url = os.environ.get("UNIMEM_DATABASE_URL", "sqlite:///data/unimem.db")
     async with UnifiedMemoryService.from_url(url) as unimem:
-        await unimem.add_fact("alice", "allergic to penicillin")
+        await unimem.add_fact("allergic to penicillin", user_id="alice")
         for question in ("How should I take metformin?", "What did I just ask you?"):
             await talk(AgentMemory(unimem, SESSION, user_id="alice", mode="text"), question)
         history = await unimem.get_history(SESSION, user_id="alice")

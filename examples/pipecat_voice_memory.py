@@ -45,7 +45,7 @@ SESSION = "pipecat-example"
 async def main() -> None:
     url = os.environ.get("UNIMEM_DATABASE_URL", "sqlite:///data/unimem.db")
     async with UnifiedMemoryService.from_url(url) as memory:
-        await memory.add_fact("alice", "allergic to penicillin")
+        await memory.add_fact("allergic to penicillin", user_id="alice")
         # a reconnect starts where the conversation left off
         history = await restore_messages(memory, SESSION, user_id="alice")
         context = LLMContext(messages=history)

@@ -17,8 +17,8 @@ from redis.crc import key_slot
 
 from backends import PG_URL, REDIS_URL, ScratchLayeredStore, ensure_cluster, layered_store
 from unimem import MemoryEntry, UnifiedMemoryService
-from unimem.service import writes as service_module
 from unimem.ids import new_id
+from unimem.service import writes as service_module
 from unimem.stores.layered import LayeredStore
 from unimem.stores.postgres.store import PostgresStore
 from unimem.stores.redis import SessionCache, keys, redis_client_from_url
