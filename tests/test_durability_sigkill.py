@@ -35,7 +35,7 @@ WRITER = textwrap.dedent(
             entry_id = new_id()
             say("send", session_id, entry_id)
             await memory.add_entry(
-                session_id, MemoryEntry(id=entry_id, role="user", content="x" * 200), "u1"
+                session_id, MemoryEntry(id=entry_id, role="user", content="x" * 200), user_id="u1"
             )
             say("ack", session_id, entry_id)
 

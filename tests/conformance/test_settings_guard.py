@@ -78,7 +78,7 @@ async def test_a_user_without_settings_is_guarded_as_none(service: UnifiedMemory
     )
     stored = await store.append_entry(entry, settings_guard=SettingsGuard(None))
     assert stored.created
-    await UnifiedMemoryService(store).update_settings("bob", {"cross_session": False})
+    await UnifiedMemoryService(store).update_settings({"cross_session": False}, user_id="bob")
     later = entry.model_copy(update={"id": "0190a000-0000-7000-8000-00000000abcf"})
     with pytest.raises(SettingsChanged):
         await store.append_entry(later, settings_guard=SettingsGuard(None))
