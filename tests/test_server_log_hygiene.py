@@ -33,6 +33,10 @@ def test_redact_masks_tokens_and_session_ids() -> None:
     )
     listed = "/v1/sessions?limit=5&access_token=t"
     assert redact(listed) == f"/v1/sessions?limit=5&access_token={MASK}"
+    deletion = f"/v1/me/memory?scope=session&session_id={SESSION}&tz=UTC"
+    assert redact(deletion) == f"/v1/me/memory?scope=session&session_id={MASK}&tz=UTC"
+    search = f"/v1/me/search?q=Harriet%20Vance&k=5&session_id={SESSION}"
+    assert redact(search) == f"/v1/me/search?q={MASK}&k=5&session_id={MASK}"
 
 
 def test_the_filter_keeps_the_access_formatters_arguments_in_place() -> None:
@@ -119,3 +123,47 @@ def test_unimem_serve_logs_no_token_and_no_session_id(tmp_path: Path) -> None:
     assert SESSION not in logged
     assert secret_token not in logged and secret_token[-8:] not in logged
     assert "token=" + MASK in logged
+
+
+def test_the_access_log_masks_ids_and_words_in_query_strings(tmp_path: Path) -> None:
+    """With ``--access-log``, a deletion's ``session_id=`` and a search's ``q=``
+    (a patient's words) are masked like the ids in paths."""
+    port = free_port()
+    env = {**os.environ, "UNIMEM_DATA_DIR": str(tmp_path / "data")}
+    env.pop("UNIMEM_DATABASE_URL", None)
+    env.pop("UNIMEM_JWT_SECRET", None)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "unimem.cli", "serve", "--port", str(port), "--access-log"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    words = "Harriet Vance"
+    try:
+        base = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                if httpx.get(f"{base}/healthz", timeout=1).status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            assert proc.poll() is None, proc.communicate()[1]
+            assert time.monotonic() < deadline, "unimem serve did not start"
+            time.sleep(0.2)
+        entry = {"role": "user", "content": "my knee hurts"}
+        stored = httpx.post(f"{base}/v1/sessions/{SESSION}/entries", json=entry)
+        assert stored.status_code == 201, stored.text
+        found = httpx.get(f"{base}/v1/me/search", params={"q": words, "session_id": SESSION})
+        assert found.status_code == 200, found.text
+        params = {"scope": "session", "session_id": SESSION}
+        assert httpx.delete(f"{base}/v1/me/memory", params=params).status_code == 200
+    finally:
+        proc.terminate()
+        out, err = proc.communicate(timeout=20)
+    logged = out + err
+    assert "/v1/me/search?q=" + MASK in logged  # the requests were logged, masked
+    assert "session_id=" + MASK in logged
+    assert SESSION not in logged
+    assert "Harriet" not in logged

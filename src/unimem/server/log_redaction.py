@@ -6,7 +6,8 @@ uvicorn logs every WebSocket handshake at INFO on ``uvicorn.error``
 sessions and entries, and a browser's WebSocket may carry its token in the
 query. :class:`RedactingFilter`, installed on uvicorn's handlers through its
 ``log_config`` (:func:`uvicorn_log_config`, what ``unimem serve`` passes),
-masks both before a line is written: ``token=`` values and the path segments
+masks both before a line is written: ``token=`` values, the query's
+``session_id=`` and ``q=`` (a search's words) values, and the path segments
 after ``/sessions/`` and ``/entries/`` become ``***``. unimem's own log lines
 carry ids of neither (they log types, counts and route templates).
 """
@@ -25,8 +26,12 @@ __all__ = ["MASK", "RedactingFilter", "redact", "uvicorn_log_config"]
 #: What stands in for a masked value.
 MASK = "***"
 
-# a credential in a query string (``?token=``, ``&access_token=``, ``jwt=``)
-_QUERY_SECRET = re.compile(r"(?i)([?&;](?:access_)?(?:token|jwt)=)[^&;#\s\"']*")
+# a credential, an id or a user's words in a query string (``?token=``,
+# ``&access_token=``, ``jwt=``; ``session_id=`` of a deletion or a search, the
+# search's ``q=``, which may hold PHI)
+_QUERY_SECRET = re.compile(
+    r"(?i)([?&;](?:(?:access_)?token|jwt|session_id|entry_id|fact_id|user_id|q)=)[^&;#\s\"']*"
+)
 # the id after /sessions/ or /entries/ (and any /facts/ id)
 _PATH_ID = re.compile(r"(/(?:sessions|entries|facts)/)[^/?#\s\"']+")
 
