@@ -85,3 +85,14 @@ async def test_wrappers_pass_extend_ttl_on_only_to_a_store_that_has_it() -> None
     for store in (EncryptedStore(InMemoryStore(), keyring), TimedStore(InMemoryStore(), Metrics())):
         assert isinstance(store, DurableStore)
         assert await store.extend_ttl("s1") is False
+
+
+def test_a_snapshot_carries_recent_turns_and_degradations() -> None:
+    """What a layered store reads with the context is part of the contract's
+    snapshot, so the service and wrappers read it as fields, not by probing."""
+    from unimem.stores import ContextSnapshot
+
+    plain = ContextSnapshot(None, [], [], [], None)
+    assert plain.recent is None and plain.degradations == []
+    rich = ContextSnapshot(None, [], [], [], None, recent=[], degradations=["x"])
+    assert rich.recent == [] and rich.degradations == ["x"]

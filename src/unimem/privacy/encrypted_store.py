@@ -179,9 +179,8 @@ class EncryptedStore:
             session_id, max_messages=max_messages, event_limit=event_limit
         )
         snap.entries = self._open_entries(snap.entries)
-        recent = getattr(snap, "recent", None)  # a layered store's cross-session turns
-        if isinstance(recent, list):
-            snap.recent = self._open_entries(recent)  # type: ignore[attr-defined]
+        if snap.recent is not None:  # a layered store's cross-session turns
+            snap.recent = self._open_entries(snap.recent)
         return snap
 
     async def close_session(self, session_id: str, *, now: datetime) -> SessionInfo:

@@ -38,7 +38,7 @@ from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 
 from ..errors import InvalidInputError, RateLimitedError, UnimemError
 from ..live_bus import LiveMessage
-from ..models import MemoryEntry
+from ..models import MemoryEntry, MemoryEvent
 from ..service import UnifiedMemoryService
 from ..validation import check_id
 from .auth import Authenticator, RateLimiter
@@ -134,7 +134,8 @@ async def _serve(
             if message.item.user_id != user:
                 continue
             kind: str = message.kind
-            if kind == "event" and getattr(message.item, "event_type", "") == "memory_deleted":
+            item = message.item
+            if isinstance(item, MemoryEvent) and item.event_type == "memory_deleted":
                 kind = "memory_deleted"  # a notice from DELETE /v1/me/memory, not stored
             await ws.send_text(_frame(kind, message.item))
 

@@ -217,7 +217,7 @@ async def llm_context(
         messages=list(built),
         token_count=built.token_count,
         degradations=degradations,
-        summary_used=bool(getattr(built, "summary_used", False)),
+        summary_used=built.summary_used,
     )
     return ModelResponse(out)
 

@@ -135,7 +135,7 @@ class SessionReads:
             settings=settings,
             session=state,
             # a layered store reports e.g. session_cache_unavailable here
-            degradations=list(getattr(snap, "degradations", ())),
+            degradations=list(snap.degradations),
         )
 
     async def _recent_turns(
@@ -150,9 +150,8 @@ class SessionReads:
         (``context.recent``), when ``cross_session`` is on."""
         if not settings.cross_session:
             return []
-        cached = getattr(snap, "recent", None)  # a layered store reads them with the context
-        if cached is not None:
-            return list(cached)
+        if snap.recent is not None:  # a layered store reads them with the context
+            return list(snap.recent)
         since = utcnow() - timedelta(seconds=self._core.config.short_term_ttl_seconds)
         return await (await self._core.ready_store()).recent_user_entries(
             owner, since=since, exclude_session=session_id, limit=limit

@@ -120,13 +120,21 @@ class TokensChanged(Exception):
 
 @dataclass(slots=True)
 class ContextSnapshot:
-    """Everything ``get_context`` needs from a store, fetched together."""
+    """Everything ``get_context`` needs from a store, fetched together.
+
+    ``recent`` is the owner's turns of other sessions when the store read them
+    with the context (a layered store's short-term layer; ``None``: the service
+    asks ``recent_user_entries``), ``degradations`` what the store could not
+    use (e.g. ``session_cache_unavailable``).
+    """
 
     session: SessionInfo | None
     entries: list[MemoryEntry]
     language_events: list[MemoryEvent]
     mode_events: list[MemoryEvent]
     settings: MemorySettings | None
+    recent: list[MemoryEntry] | None = None
+    degradations: list[str] = field(default_factory=list)
 
 
 class StoreLifecycle(Protocol):

@@ -18,7 +18,6 @@ import logging
 import time
 from collections import OrderedDict
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -51,21 +50,12 @@ from .rows import event_from_json
 from .search import KeywordHit, keyword_search_of
 from .window_rebuild import WindowRebuilds
 
-__all__ = ["CACHE_DEGRADATION", "LayeredSnapshot", "LayeredStore", "layered_store_from_urls"]
+__all__ = ["CACHE_DEGRADATION", "LayeredStore", "layered_store_from_urls"]
 
 log = logging.getLogger("unimem.stores.layered")
 
 #: Degradation recorded when the session cache could not be used.
 CACHE_DEGRADATION = "session_cache_unavailable"
-
-
-@dataclass(slots=True)
-class LayeredSnapshot(ContextSnapshot):
-    """A context snapshot plus the user's recent turns of other sessions
-    (``None`` when cross-session recall is off) and degradations."""
-
-    recent: list[MemoryEntry] | None = None
-    degradations: list[str] = field(default_factory=list)
 
 
 class LayeredStore:
@@ -275,7 +265,7 @@ class LayeredStore:
 
     async def _read(
         self, session_id: str, owner: str | None, max_messages: int, event_limit: int
-    ) -> LayeredSnapshot | None:
+    ) -> ContextSnapshot | None:
         since = utcnow() - timedelta(seconds=self.cache.short_term_ttl)
         since_ms = int(since.timestamp() * 1000)
         user: CachedUser | None = None
@@ -300,7 +290,7 @@ class LayeredStore:
                 recent = user.recent
             else:
                 recent = await self._warm_recent(state.user_id, session_id, since, max_messages)
-        return LayeredSnapshot(
+        return ContextSnapshot(
             session=state,
             entries=cached.entries,
             language_events=[event_from_json(e) for e in cached.language_events],
@@ -337,13 +327,13 @@ class LayeredStore:
         since: datetime,
         limit: int,
         degradations: list[str],
-    ) -> LayeredSnapshot:
+    ) -> ContextSnapshot:
         recent: list[MemoryEntry] | None = None
         if snap.session is not None and (snap.settings is None or snap.settings.cross_session):
             recent = await self.durable.recent_user_entries(
                 snap.session.user_id, since=since, exclude_session=session_id, limit=limit
             )
-        return LayeredSnapshot(
+        return ContextSnapshot(
             snap.session,
             snap.entries,
             snap.language_events,
