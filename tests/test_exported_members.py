@@ -38,3 +38,11 @@ def test_every_type_a_service_method_returns_is_exported():
     assert {"Fact", "DeletionReceipt", "LLMContext", "AuditRecord"} <= {t.__name__ for t in ours}
     for kind in ours:
         assert getattr(unimem, kind.__name__, None) is kind, kind.__name__
+
+
+def test_the_spec_stores_import_from_their_first_module() -> None:
+    """The public promise: the spec's store classes import where they were published."""
+    from unimem.stores import spec_faces, spec_stores
+
+    assert spec_faces.RedisMemoryStore is spec_stores.RedisMemoryStore
+    assert spec_faces.PostgresMemoryStore is spec_stores.PostgresMemoryStore
