@@ -298,6 +298,8 @@ export function makeSession(over: Partial<SessionInfo> = {}): SessionInfo {
     current_mode: "text",
     current_language: "en",
     message_count: 0,
+    last_entry_seq: 0,
+    last_event_seq: 0,
     event_count: 0,
     modes_used: [],
     languages_used: [],
