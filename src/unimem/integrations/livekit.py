@@ -52,7 +52,7 @@ from livekit.agents.voice.events import UserInputTranscribedEvent
 
 from ..errors import SessionNotFoundError
 from ..models import MemoryEntry
-from .memory_api import Memory
+from .memory_api import Memory, context_block
 
 __all__ = ["CONTEXT_MARK", "AgentMemory", "UnimemAgent"]
 
@@ -179,28 +179,18 @@ class AgentMemory:
         end when there is none), marked in ``extra`` so it is added once."""
         if any(_is_block(item) for item in chat_ctx.items):
             return
-        try:
-            built = await self.memory.build_llm_context(
-                self.session_id,
-                query,
-                max_tokens=self.max_tokens,
-                model=self.model,
-                budget_ms=self.budget_ms,
-                user_id=self.user_id,
-            )
-        except Exception:
-            log.exception("unimem: no context for session %s this turn", self.session_id)
-            return
-        block = []
-        for message in built:  # the leading system messages: prompt, facts, summary, passages
-            if message.get("role") != "system":
-                break
-            block.append(str(message["content"]))
-        if not block:
-            return
-        unimem_block = llm.ChatMessage(
-            role="system", content=["\n\n".join(block)], extra={CONTEXT_MARK: True}
+        block = await context_block(
+            self.memory,
+            self.session_id,
+            query,
+            max_tokens=self.max_tokens,
+            model=self.model,
+            budget_ms=self.budget_ms,
+            user_id=self.user_id,
         )
+        if block is None:
+            return
+        unimem_block = llm.ChatMessage(role="system", content=[block], extra={CONTEXT_MARK: True})
         at = len(chat_ctx.items)
         for index in range(len(chat_ctx.items) - 1, -1, -1):
             if _role(chat_ctx.items[index]) == "user":

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import logging
 from typing import TYPE_CHECKING, TypeAlias
 
 if TYPE_CHECKING:
     from ..client import MemoryClient
     from ..service import UnifiedMemoryService
+
+log = logging.getLogger(__name__)
 
 #: What every adapter takes: memory in this process or a remote ``unimem serve``.
 Memory: TypeAlias = "UnifiedMemoryService | MemoryClient"
@@ -14,4 +17,40 @@ Memory: TypeAlias = "UnifiedMemoryService | MemoryClient"
 #: The most entries one history read returns (the service's ``get_history`` limit).
 HISTORY_LIMIT = 10_000
 
-__all__ = ["HISTORY_LIMIT", "Memory"]
+__all__ = ["HISTORY_LIMIT", "Memory", "context_block"]
+
+
+async def context_block(
+    memory: Memory,
+    session_id: str,
+    query: str,
+    *,
+    max_tokens: int,
+    model: str,
+    budget_ms: float | None,
+    user_id: str | None,
+) -> str | None:
+    """unimem's context for a turn as one text: the leading system messages of
+    ``build_llm_context`` (prompt, facts, recall, summary, passages), joined.
+
+    ``None`` when there is nothing to add, or when memory failed: a voice turn
+    goes on without it (the failure is logged, without ids or content).
+    """
+    try:
+        built = await memory.build_llm_context(
+            session_id,
+            query,
+            max_tokens=max_tokens,
+            model=model,
+            budget_ms=budget_ms,
+            user_id=user_id,
+        )
+    except Exception:
+        log.exception("unimem: no context for this turn")
+        return None
+    block = []
+    for message in built:
+        if message.get("role") != "system":
+            break
+        block.append(str(message["content"]))
+    return "\n\n".join(block) or None

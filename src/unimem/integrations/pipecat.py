@@ -56,7 +56,7 @@ from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 
 from ..errors import SessionNotFoundError
 from ..models import MemoryEntry
-from .memory_api import Memory
+from .memory_api import Memory, context_block
 
 __all__ = ["TranscriptionLanguageObserver", "UnimemMemoryProcessor", "restore_messages"]
 
@@ -204,27 +204,19 @@ class UnimemMemoryProcessor(FrameProcessor):
             ),
             "",
         )
-        try:
-            built = await self.memory.build_llm_context(
-                self.session_id,
-                query,
-                max_tokens=self.max_tokens,
-                model=self.model,
-                budget_ms=self.budget_ms,
-                user_id=self.user_id,
-            )
-        except Exception:
-            log.exception("unimem: no context for session %s this turn", self.session_id)
-            return
-        block = []
-        for message in built:  # the leading system messages: prompt, facts, summary, passages
-            if message.get("role") != "system":
-                break
-            block.append(str(message["content"]))
-        if not block:
+        block = await context_block(
+            self.memory,
+            self.session_id,
+            query,
+            max_tokens=self.max_tokens,
+            model=self.model,
+            budget_ms=self.budget_ms,
+            user_id=self.user_id,
+        )
+        if block is None:
             context.set_messages(messages)
             return
-        self._injected = {"role": "developer", "content": "\n\n".join(block)}
+        self._injected = {"role": "developer", "content": block}
         at = 0
         while at < len(messages) and _role(messages[at]) in ("system", "developer"):
             at += 1
