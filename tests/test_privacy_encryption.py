@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from unimem import ConfigurationError, MemoryEntry, StoreError, UnifiedMemoryService
-from unimem.models import Summary
+from unimem.models import Fact, Summary
 from unimem.privacy.crypto import Keyring, generate_key, load_keyring
 from unimem.privacy.encrypted_store import EncryptedStore
 
@@ -149,3 +149,33 @@ async def test_from_env_turns_encryption_on(tmp_path: Path):
     del env["UNIMEM_ENCRYPTION_KEYS"]
     async with UnifiedMemoryService.from_env(env) as svc:
         assert not isinstance(svc.store, EncryptedStore)
+
+
+async def test_a_facts_key_value_and_attributes_are_encrypted_too(service: UnifiedMemoryService):
+    service.use_encryption(A)
+    now = datetime.now(UTC)
+    made = Fact(
+        id="f1",
+        user_id="u1",
+        kind="allergy",
+        key="allergy:sulfa",
+        value="sulfa",
+        text="Allergic to sulfa (hives)",
+        attributes={"reaction": "hives"},
+        created_at=now,
+        source_entry_ids=["e1"],
+    )
+    [old] = await service.store.apply_fact_changes("u1", add=[made])
+    new = made.model_copy(update={"id": "f2", "attributes": {"reaction": "swelling"}})
+    await service.store.apply_fact_changes("u1", close=[(old.id, now)], add=[new])
+    raw = json.dumps(await service.store.inner.export_user("u1"))  # type: ignore[attr-defined]
+    assert "sulfa" not in raw and "hives" not in raw and "swelling" not in raw
+    first, second = await service.store.list_facts("u1")
+    assert (first.key, first.value, first.attributes) == (
+        "allergy:sulfa",
+        "sulfa",
+        {"reaction": "hives"},
+    )
+    assert first.valid_to == now and second.current
+    exported = await service.store.export_user("u1")
+    assert exported["facts"][1]["attributes"] == {"reaction": "swelling"}

@@ -7,7 +7,8 @@ Every error the library raises on purpose is a :class:`UnimemError`::
     │   └── ContentTooLargeError   content over the configured size limit (HTTP 413)
     ├── NotFoundError              (HTTP 404)
     │   ├── SessionNotFoundError   unknown session, or a session of another user
-    │   └── EntryNotFoundError
+    │   ├── EntryNotFoundError
+    │   └── FactNotFoundError      unknown fact, or a fact of another user
     ├── ConflictError              the request contradicts stored state (HTTP 409)
     │   └── SessionClosedError     a write to a closed session
     ├── AuthError                  missing, bad or expired credentials (HTTP 401)
@@ -33,6 +34,7 @@ __all__ = [
     "ConflictError",
     "ContentTooLargeError",
     "EntryNotFoundError",
+    "FactNotFoundError",
     "InvalidInputError",
     "NotFoundError",
     "RateLimitedError",
@@ -127,6 +129,15 @@ class EntryNotFoundError(NotFoundError):
     """No entry with that id exists in the session."""
 
     code = "entry_not_found"
+
+
+class FactNotFoundError(NotFoundError):
+    """No current fact with that id exists for this user.
+
+    A fact of another user is reported exactly like a missing one.
+    """
+
+    code = "fact_not_found"
 
 
 class ConflictError(UnimemError):

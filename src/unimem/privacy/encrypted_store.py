@@ -4,10 +4,11 @@
 (SQLite, PostgreSQL, the Redis-fronted layered store): what it hands the
 inner store is encrypted, what it returns is plaintext. Encrypted: an entry's
 ``content``, ``retrieved_passages``, ``sources`` and ``metadata``; a fact's
-``text``; a summary's ``text``. Not encrypted: ids, roles, modes, languages,
-times, settings, event data (mode and language events drive the session state
-inside the store; other event data is redacted by the privacy pipeline) and
-the audit log (ids and counts only).
+``text``, ``key``, ``value`` and attribute values; a summary's ``text``.
+Not encrypted: ids, roles, modes, languages, times, settings, event data
+(mode and language events drive the session state inside the store; other
+event data is redacted by the privacy pipeline) and the audit log (ids and
+counts only).
 """
 
 from __future__ import annotations
@@ -222,17 +223,47 @@ class EncryptedStore:
         )
         return self._open_entries(found)
 
-    async def put_fact(self, fact: Fact) -> Fact:
-        text = self.keyring.encrypt(fact.text, self._fact_aad(fact.id, fact.user_id))
-        await self.inner.put_fact(fact.model_copy(update={"text": text}))
-        return fact
+    def _fact_fields(self, data: dict[str, Any], crypt: Any) -> dict[str, Any]:
+        """A fact's fields (as a dict) with text, key, value and attribute values
+        passed through ``crypt(value, aad)``; the text keeps its first binding."""
+        aad = self._fact_aad(data["id"], data["user_id"])
+        out = {**data, "text": crypt(data["text"], aad)}
+        for name in ("key", "value"):
+            if data.get(name):
+                out[name] = crypt(data[name], f"{aad}\x1f{name}")
+        attributes = data.get("attributes") or {}
+        out["attributes"] = {k: crypt(v, f"{aad}\x1fattr\x1f{k}") for k, v in attributes.items()}
+        return out
+
+    def _seal_fact(self, fact: Fact) -> Fact:
+        fields = {n: getattr(fact, n) for n in ("id", "user_id", "text", "key", "value")}
+        fields["attributes"] = fact.attributes
+        return fact.model_copy(update=self._fact_fields(fields, self._seal))
 
     def _open_fact(self, fact: Fact) -> Fact:
-        text = self.keyring.decrypt(fact.text, self._fact_aad(fact.id, fact.user_id))
-        return fact.model_copy(update={"text": text})
+        fields = {n: getattr(fact, n) for n in ("id", "user_id", "text", "key", "value")}
+        fields["attributes"] = fact.attributes
+        return fact.model_copy(update=self._fact_fields(fields, self._open))
+
+    async def put_fact(self, fact: Fact) -> Fact:
+        await self.inner.put_fact(self._seal_fact(fact))
+        return fact
 
     async def list_facts(self, user_id: str) -> list[Fact]:
         return [self._open_fact(f) for f in await self.inner.list_facts(user_id)]
+
+    async def apply_fact_changes(
+        self,
+        user_id: str,
+        *,
+        close: Sequence[tuple[str, datetime]] = (),
+        add: Sequence[Fact] = (),
+    ) -> list[Fact]:
+        # closing sets valid_to only, which is not encrypted
+        await self.inner.apply_fact_changes(
+            user_id, close=close, add=[self._seal_fact(f) for f in add]
+        )
+        return list(add)
 
     async def delete_fact(self, user_id: str, fact_id: str) -> bool:
         return await self.inner.delete_fact(user_id, fact_id)
@@ -270,10 +301,7 @@ class EncryptedStore:
         data["entries"] = [
             self._open_fields(e["session_id"], e["id"], e) for e in data.get("entries", [])
         ]
-        data["facts"] = [
-            {**f, "text": self.keyring.decrypt(f["text"], self._fact_aad(f["id"], f["user_id"]))}
-            for f in data.get("facts", [])
-        ]
+        data["facts"] = [self._fact_fields(f, self._open) for f in data.get("facts", [])]
         data["summaries"] = [
             {**s, "text": self._open(s["text"], self._summary_aad(s["session_id"]))}
             for s in data.get("summaries", [])

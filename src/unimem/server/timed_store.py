@@ -168,6 +168,17 @@ class TimedStore:
     async def delete_fact(self, user_id: str, fact_id: str) -> bool:
         return await self._timed("delete_fact", self.inner.delete_fact(user_id, fact_id))
 
+    async def apply_fact_changes(
+        self,
+        user_id: str,
+        *,
+        close: Sequence[tuple[str, datetime]] = (),
+        add: Sequence[Fact] = (),
+    ) -> list[Fact]:
+        return await self._timed(
+            "apply_fact_changes", self.inner.apply_fact_changes(user_id, close=close, add=add)
+        )
+
     async def put_summary(self, summary: Summary) -> None:
         return await self._timed("put_summary", self.inner.put_summary(summary))
 

@@ -35,6 +35,7 @@ __all__ = [
     "DeleteScope",
     "DurableStore",
     "EventStateStore",
+    "FactsChanged",
     "PhiGuard",
     "PrivacyStore",
     "SessionStore",
@@ -107,6 +108,15 @@ class PhiGuard:
     hand out the same token number for different values."""
 
     last_seq: int | None
+
+
+class FactsChanged(Exception):
+    """A fact :meth:`UserDataStore.apply_fact_changes` was to close is no longer
+    a current fact of the user (closed or deleted meanwhile); nothing was stored."""
+
+    def __init__(self, fact_id: str) -> None:
+        super().__init__("a fact to close is no longer current")
+        self.fact_id = fact_id
 
 
 class TokensChanged(Exception):
@@ -264,6 +274,22 @@ class UserDataStore(Protocol):
     async def delete_fact(self, user_id: str, fact_id: str) -> bool:
         """Delete one fact of the user; whether it existed."""
 
+    async def apply_fact_changes(
+        self,
+        user_id: str,
+        *,
+        close: Sequence[tuple[str, datetime]] = (),
+        add: Sequence[Fact] = (),
+    ) -> list[Fact]:
+        """In one atomic step, close facts of the user (``(fact_id, valid_to)``:
+        the fact stays, as history) and store new ones; returns the facts added.
+
+        Raises :class:`FactsChanged` and stores nothing when a fact to close is
+        not a current fact of the user (another user's, deleted or closed), so
+        a supersede never half-writes and two writers never both supersede one
+        fact.
+        """
+
     async def put_summary(self, summary: Summary) -> None:
         """Store (replace) the session's running summary."""
 
@@ -290,13 +316,16 @@ class PrivacyStore(Protocol):
         the sessions touched are deleted too (they may quote those entries),
         so are facts with ``created_at >= since`` and sessions left empty.
         ``session``: everything of the listed sessions that belong to the user
-        (facts pinned from them stay).
+        and the facts found in their turns (``source_entry_ids`` set; facts
+        pinned from them stay).
         """
 
     async def sweep_expired(self, *, now: datetime, default_retention_days: int) -> int:
         """Delete entries and events older than their user's ``retention_days``
         (``default_retention_days`` for users without settings), summaries made
-        before that cutoff, and sessions left empty and idle since; facts stay.
+        before that cutoff, facts found in turns (``source_entry_ids`` set)
+        created before it, and sessions left empty and idle since; pinned
+        facts stay.
         Returns how many rows were deleted."""
 
     async def export_user(self, user_id: str) -> dict[str, Any]:

@@ -405,6 +405,15 @@ class LayeredStore:
     async def delete_fact(self, user_id: str, fact_id: str) -> bool:
         return await self.durable.delete_fact(user_id, fact_id)
 
+    async def apply_fact_changes(
+        self,
+        user_id: str,
+        *,
+        close: Sequence[tuple[str, datetime]] = (),
+        add: Sequence[Fact] = (),
+    ) -> list[Fact]:
+        return await self.durable.apply_fact_changes(user_id, close=close, add=add)
+
     async def put_summary(self, summary: Summary) -> None:
         await self.durable.put_summary(summary)
 

@@ -24,6 +24,7 @@ from .contracts import (
     AppendResult,
     ContextSnapshot,
     DeleteScope,
+    FactsChanged,
     PhiGuard,
     SettingsGuard,
 )
@@ -265,6 +266,25 @@ class InMemoryStore:
     async def delete_fact(self, user_id: str, fact_id: str) -> bool:
         return self._facts.get(user_id, {}).pop(fact_id, None) is not None
 
+    async def apply_fact_changes(
+        self,
+        user_id: str,
+        *,
+        close: Sequence[tuple[str, datetime]] = (),
+        add: Sequence[Fact] = (),
+    ) -> list[Fact]:
+        # checked in full before anything changes, with no await in between
+        facts = self._facts.setdefault(user_id, {})
+        for fact_id, _ in close:
+            held = facts.get(fact_id)
+            if held is None or not held.current:
+                raise FactsChanged(fact_id)
+        for fact_id, valid_to in close:
+            facts[fact_id] = facts[fact_id].model_copy(update={"valid_to": valid_to})
+        for fact in add:
+            facts[fact.id] = fact
+        return list(add)
+
     async def put_summary(self, summary: Summary) -> None:
         self._summaries[summary.session_id] = summary
 
@@ -294,8 +314,16 @@ class InMemoryStore:
                 self._drop_session(sid, counts)
             counts["facts"] = len(self._facts.pop(user_id, {}))
         elif scope == "session":
-            for sid in set(session_ids) & set(mine):
+            dropped = set(session_ids) & set(mine)
+            for sid in dropped:
                 self._drop_session(sid, counts)
+            facts = self._facts.get(user_id, {})
+            # facts found in those sessions' turns go with them; pinned ones stay
+            for fact in [
+                f for f in facts.values() if f.source_entry_ids and f.session_id in dropped
+            ]:
+                del facts[fact.id]
+                counts["facts"] += 1
         elif scope == "day":
             if since is None:
                 raise InvalidInputError("scope 'day' needs `since`", field="since")
@@ -350,6 +378,15 @@ class InMemoryStore:
             if not entries and not events and session.state.last_active_at < cutoff:
                 del self._sessions[sid]
                 deleted += 1 + (self._summaries.pop(sid, None) is not None)
+        for user_id, facts in self._facts.items():
+            settings = self._settings.get(user_id)
+            days = settings.retention_days if settings else default_retention_days
+            cutoff = now - timedelta(days=days)
+            # facts found in turns expire like the turns; pinned facts stay
+            for fact in [f for f in facts.values() if f.source_entry_ids]:
+                if _before(fact.created_at, cutoff):
+                    del facts[fact.id]
+                    deleted += 1
         return deleted
 
     async def export_user(self, user_id: str) -> dict[str, Any]:

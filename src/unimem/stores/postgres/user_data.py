@@ -24,7 +24,7 @@ from ...models import (
     MemorySettings,
     Summary,
 )
-from ..contracts import RECENT_SCAN, DeleteScope
+from ..contracts import RECENT_SCAN, DeleteScope, FactsChanged
 from ..rows import entry_from_json, session_from_json
 from ..timeline import apply_entry_changes
 
@@ -162,6 +162,40 @@ class LaterLayersMixin:
             )
         return _count(status) > 0
 
+    async def apply_fact_changes(
+        self,
+        user_id: str,
+        *,
+        close: Sequence[tuple[str, datetime]] = (),
+        add: Sequence[Fact] = (),
+    ) -> list[Fact]:
+        """Close and add the user's facts in one transaction (the rows to close
+        locked first); :class:`FactsChanged` when one is no longer current."""
+        async with self._conn() as conn, conn.transaction():
+            for fact_id, valid_to in close:
+                row = await conn.fetchrow(
+                    "SELECT data FROM facts WHERE user_id = $1 AND id = $2 FOR UPDATE",
+                    user_id,
+                    fact_id,
+                )
+                held = Fact.model_validate_json(row[0]) if row else None
+                if held is None or not held.current:
+                    raise FactsChanged(fact_id)  # the transaction rolls back
+                closed = held.model_copy(update={"valid_to": valid_to})
+                await conn.execute(
+                    "UPDATE facts SET data = $3::json WHERE user_id = $1 AND id = $2",
+                    user_id,
+                    fact_id,
+                    closed.model_dump_json(),
+                )
+            if add:
+                await conn.executemany(
+                    "INSERT INTO facts (user_id, id, created_at, data) "
+                    "VALUES ($1, $2, $3, $4::json)",
+                    [(user_id, f.id, f.created_at, f.model_dump_json()) for f in add],
+                )
+        return list(add)
+
     async def put_summary(self, summary: Summary) -> None:
         """Store (replace) the session's running summary."""
         async with self._conn() as conn:
@@ -264,6 +298,15 @@ class LaterLayersMixin:
                 row = await conn.fetchrow(_delete_all_sql(kinds, by_session=True), user_id, ids)
                 assert row is not None
                 counts.update(zip(kinds, row, strict=True))
+                # facts found in those sessions' turns go with them; pinned ones stay
+                counts["facts"] = _count(
+                    await conn.execute(
+                        "DELETE FROM facts WHERE user_id = $1 AND data->>'session_id' = ANY($2) "
+                        "AND json_array_length(data->'source_entry_ids') > 0",
+                        user_id,
+                        ids,
+                    )
+                )
                 self.forget(ids)
             else:
                 raise InvalidInputError(
@@ -273,7 +316,8 @@ class LaterLayersMixin:
 
     async def sweep_expired(self, *, now: datetime, default_retention_days: int) -> int:
         """Delete entries, events and summaries past their user's retention, and
-        sessions left empty and idle since; facts stay. Returns how many rows."""
+        sessions left empty and idle since, facts found in turns created before
+        the cutoff (pinned facts stay). Returns how many rows."""
         return (await self.sweep(now=now, default_retention_days=default_retention_days))[0]
 
     async def sweep(self, *, now: datetime, default_retention_days: int) -> tuple[int, list[str]]:
@@ -314,6 +358,15 @@ class LaterLayersMixin:
                 total += row[0]
                 touched.update(row[1] or ())
             await conn.execute(_RECOUNT, sorted(touched))
+            # facts found in turns expire like the turns; pinned facts stay
+            total += _count(
+                await conn.execute(
+                    f"DELETE FROM facts WHERE created_at < {cutoff.format(t='facts')} "
+                    "AND json_array_length(data->'source_entry_ids') > 0",
+                    now,
+                    default_retention_days,
+                )
+            )
             rows = await conn.fetch(
                 f"DELETE FROM sessions WHERE last_active_at < {cutoff.format(t='sessions')} "
                 "AND NOT EXISTS (SELECT 1 FROM entries e WHERE e.session_id = sessions.session_id)"

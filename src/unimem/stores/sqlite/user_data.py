@@ -17,7 +17,7 @@ from ...models import (
     MemorySettings,
     Summary,
 )
-from ..contracts import RECENT_SCAN, DeleteScope
+from ..contracts import RECENT_SCAN, DeleteScope, FactsChanged
 from ..rows import entry_from_json, event_from_json, session_from_json
 from ..timeline import apply_entry_changes
 from .search import purge_deleted_terms
@@ -136,6 +136,33 @@ class SQLiteLayers:
             cur.execute("DELETE FROM facts WHERE user_id = ? AND id = ?", (user_id, fact_id))
             return cur.rowcount > 0
 
+    async def apply_fact_changes(
+        self,
+        user_id: str,
+        *,
+        close: Sequence[tuple[str, datetime]] = (),
+        add: Sequence[Fact] = (),
+    ) -> list[Fact]:
+        with self._tx() as cur:  # BEGIN IMMEDIATE: read, check and write as one
+            for fact_id, valid_to in close:
+                row = cur.execute(
+                    "SELECT data FROM facts WHERE user_id = ? AND id = ?", (user_id, fact_id)
+                ).fetchone()
+                held = Fact.model_validate_json(row[0]) if row else None
+                if held is None or not held.current:
+                    raise FactsChanged(fact_id)  # rolls back what was closed before
+                closed = held.model_copy(update={"valid_to": valid_to})
+                cur.execute(
+                    "UPDATE facts SET data = ? WHERE user_id = ? AND id = ?",
+                    (closed.model_dump_json(), user_id, fact_id),
+                )
+            for fact in add:
+                cur.execute(
+                    "INSERT INTO facts (id, user_id, created_us, data) VALUES (?, ?, ?, ?)",
+                    (fact.id, user_id, _us(fact.created_at), fact.model_dump_json()),
+                )
+        return list(add)
+
     async def put_summary(self, summary: Summary) -> None:
         with self._tx() as cur:
             cur.execute(
@@ -168,6 +195,13 @@ class SQLiteLayers:
                     f"DELETE FROM {kind} WHERE session_id = ? AND user_id = ?", (sid, user_id)
                 )
                 counts[kind] += cur.rowcount
+            # facts found in the session's turns go with it; pinned ones stay
+            cur.execute(
+                "DELETE FROM facts WHERE user_id = ? AND json_extract(data, '$.session_id') = ? "
+                "AND json_array_length(data, '$.source_entry_ids') > 0",
+                (user_id, sid),
+            )
+            counts["facts"] += cur.rowcount
         return counts
 
     async def delete_user_data(
@@ -246,6 +280,13 @@ class SQLiteLayers:
             cur.execute(
                 "DELETE FROM summaries WHERE session_id IN (SELECT DISTINCT session_id "
                 f"FROM entries WHERE ts_us < {cutoff.format(t='entries')})",
+                args,
+            )
+            deleted += cur.rowcount
+            # facts found in turns expire like the turns; pinned facts stay
+            cur.execute(
+                f"DELETE FROM facts WHERE created_us < {cutoff.format(t='facts')} "
+                "AND json_array_length(data, '$.source_entry_ids') > 0",
                 args,
             )
             deleted += cur.rowcount
