@@ -18,7 +18,6 @@ from unimem import (
     InvalidInputError,
     MemoryEntry,
     MemoryHit,
-    SessionNotFoundError,
     UnifiedMemoryService,
 )
 from unimem.cli import main
@@ -73,8 +72,8 @@ async def test_http_search_of_another_users_memory_finds_nothing(tmp_path: Path)
             assert r.status_code == 200 and r.json()["hits"] == []
             theirs = await bob.get("/v1/me/search", params={"q": "x", "session_id": "visit"})
             unknown = await bob.get("/v1/me/search", params={"q": "x", "session_id": "nope"})
-            assert theirs.status_code == unknown.status_code == 404
-            assert theirs.json() == {**unknown.json(), "message": theirs.json()["message"]}
+            assert theirs.status_code == unknown.status_code == 200
+            assert theirs.json() == unknown.json() == {"hits": []}
 
 
 @pytest.mark.parametrize(
@@ -101,8 +100,7 @@ async def test_memory_client_search_matches_the_service(tmp_path: Path):
         assert await remote.search_memory("potassium", modes=["text"]) == []
         with pytest.raises(InvalidInputError):
             await remote.search_memory("potassium", k=0)
-        with pytest.raises(SessionNotFoundError):
-            await remote.search_memory("potassium", session_id="nope")
+        assert await remote.search_memory("potassium", session_id="nope") == []
 
 
 async def test_mcp_search_memory_tool(tmp_path: Path):
@@ -120,6 +118,10 @@ async def test_mcp_search_memory_tool(tmp_path: Path):
         async with Client(build_mcp_server(service, "bob")) as mcp:
             result = await mcp.call_tool("search_memory", {"query": "penicillin"})
             assert json.loads(result.content[0].text)["hits"] == []
+            theirs = await mcp.call_tool(
+                "search_memory", {"query": "penicillin", "session_id": "s1"}
+            )
+            assert not theirs.is_error and json.loads(theirs.content[0].text)["hits"] == []
 
 
 def test_cli_search_prints_dated_hits(tmp_path: Path):
@@ -141,3 +143,6 @@ def test_cli_search_prints_dated_hits(tmp_path: Path):
     assert "too" not in printed.output
     as_json = CliRunner().invoke(main, [*args, "--json", "metformin"])
     assert [h["snippet"] for h in json.loads(as_json.output)] == ["metformin 500 mg"]
+    theirs = CliRunner().invoke(main, [*args, "--json", "--session-id", "s2", "metformin"])
+    assert theirs.exit_code == 0, theirs.output
+    assert json.loads(theirs.stdout) == []

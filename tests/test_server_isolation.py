@@ -39,6 +39,7 @@ SESSION_CALLS: list[tuple[str, str, dict[str, Any] | None, dict[str, Any] | None
     ("POST", "/v1/sessions/{sid}/reply", {}, None),
     ("POST", "/v1/sessions/{sid}/close", None, None),
     ("DELETE", "/v1/me/memory", None, {"scope": "session", "session_id": "{sid}"}),
+    ("GET", "/v1/me/search", None, {"q": "food", "session_id": "{sid}"}),
 ]
 
 
@@ -143,7 +144,7 @@ def test_every_session_route_is_covered() -> None:
                 seen += 1
                 key = (method.upper(), re.sub(r"\{\w+\}", "{}", path))
                 assert key in covered, f"{key} has no isolation test"
-    assert seen >= len(SESSION_CALLS) - 1  # all but DELETE /v1/me/memory
+    assert seen >= len(SESSION_CALLS) - 2  # all but DELETE /v1/me/memory and search
 
 
 async def test_lists_and_exports_show_only_the_callers_data(client: httpx.AsyncClient) -> None:
@@ -176,3 +177,14 @@ async def test_deleting_all_of_one_user_leaves_the_other(client: httpx.AsyncClie
     assert (await client.get("/v1/sessions", headers=auth("bob"))).json()["sessions"] == []
     alice = (await client.get(f"/v1/sessions/{OWNED}/history", headers=auth("alice"))).json()
     assert [e["content"] for e in alice] == ["Take it with food."]
+
+
+async def test_searching_another_users_session_finds_nothing(client: httpx.AsyncClient) -> None:
+    """A search naming another user's session is 200 with no hits, as for an
+    id never used; the owner's search of it finds the turn."""
+    await _alice_session(client)
+    params = {"q": "food", "session_id": OWNED}
+    r = await client.get("/v1/me/search", params=params, headers=auth("bob"))
+    assert r.status_code == 200 and r.json() == {"hits": []}
+    r = await client.get("/v1/me/search", params=params, headers=auth("alice"))
+    assert [h["snippet"] for h in r.json()["hits"]] == ["Take it with food."]

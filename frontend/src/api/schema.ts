@@ -179,7 +179,8 @@ export interface paths {
          * Search the caller's memory
          * @description The turns of every session, the pinned facts and the sessions' summaries
          *     that match ``q``, best first (``modes``, ``languages`` and ``kinds`` may be
-         *     repeated). A ``session_id`` of another user is 404.
+         *     repeated). A ``session_id`` of another user, like one never used,
+         *     finds nothing (200, no hits).
          */
         get: operations["search_memory"];
         put?: never;

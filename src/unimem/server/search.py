@@ -47,7 +47,8 @@ async def search_memory(
 ) -> SearchResults:
     """The turns of every session, the pinned facts and the sessions' summaries
     that match ``q``, best first (``modes``, ``languages`` and ``kinds`` may be
-    repeated). A ``session_id`` of another user is 404."""
+    repeated). A ``session_id`` of another user, like one never used,
+    finds nothing (200, no hits)."""
     hits = await service.search_memory(
         q,
         user_id=user,

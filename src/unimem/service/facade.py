@@ -363,7 +363,8 @@ class UnifiedMemoryService:
         Args:
             query: what to look for, in any language.
             k: how many hits (1-100).
-            session_id: only this session (it must be the user's).
+            session_id: only this session (another user's session, like one
+                never used, holds nothing: no hits).
             since, until: only turns said from ``since`` and before ``until``.
             modes: only turns of these modes (``voice``, ``text``).
             languages: only turns in these languages (ISO 639 codes).
@@ -374,7 +375,6 @@ class UnifiedMemoryService:
 
         Raises:
             InvalidInputError: a bad argument (named in the error).
-            SessionNotFoundError: ``session_id`` is not one of the user's sessions.
         """
         return await self._recall.search_memory(
             query,

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from ..context.session_context import RecallHook
-from ..errors import InvalidInputError, SessionNotFoundError
+from ..errors import InvalidInputError
 from ..models import Fact, MemoryEntry, MemorySettings, Mode, Summary, utcnow
 from ..recall.hits import HIT_KINDS, HitKind, MemoryHit, SearchFilters
 from ..recall.index import TermIndex
@@ -246,9 +246,10 @@ class RecallOperations:
             raise InvalidInputError("since must be before until", field="since")
         chosen = _choices(kinds, "kinds", list(HIT_KINDS))
         if filters.session_id is not None:
-            state = await self._core.owned_session(filters.session_id, owner)
-            if state is None:
-                raise SessionNotFoundError(f"no session {filters.session_id!r} for this user")
+            # another user's session reads as one never used: nothing in it
+            state = await (await self._core.ready_store()).get_session(filters.session_id)
+            if state is None or state.user_id != owner:
+                return []
         result = await search_user_memory(
             await self._core.ready_store(),
             user_id=owner,
