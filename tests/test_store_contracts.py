@@ -15,6 +15,7 @@ from unimem.server.timed_store import TimedStore
 from unimem.stores import DurableStore, InMemoryStore, SQLiteStore
 from unimem.stores.contracts import (
     EventStateStore,
+    ItemStore,
     PrivacyStore,
     SessionStore,
     SessionTtlStore,
@@ -67,6 +68,17 @@ def test_each_implementation_defines_every_method_itself(cls: type) -> None:
             method = inspect.getattr_static(cls, name)
             assert inspect.iscoroutinefunction(method), f"{cls.__name__}.{name}"
             assert _params(inspect.signature(method)) == _params(sig), f"{cls.__name__}.{name}"
+
+
+@pytest.mark.parametrize("cls", IMPLEMENTATIONS, ids=lambda c: c.__name__)
+def test_each_implementation_keeps_namespaced_items_itself(cls: type) -> None:
+    methods = _methods(ItemStore)
+    assert len(methods) == 8
+    for name, sig in methods.items():
+        method = inspect.getattr_static(cls, name)
+        assert inspect.iscoroutinefunction(method), f"{cls.__name__}.{name}"
+        assert _params(inspect.signature(method)) == _params(sig), f"{cls.__name__}.{name}"
+    assert issubclass(cls, ItemStore)
 
 
 def test_capabilities_are_named_where_they_are() -> None:

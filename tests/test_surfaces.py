@@ -44,6 +44,12 @@ AGENT_TOOLS = {
     "list_facts",
     "delete_fact",
     "pin_entry",
+    # an agent's namespaced long-term memory (LangGraph's store, over MCP too)
+    "put_item",
+    "get_item",
+    "delete_item",
+    "search_items",
+    "list_item_namespaces",
 }
 
 

@@ -33,6 +33,7 @@ from .models import (
     RagContext,
     Role,
     SessionInfo,
+    StoredItem,
     SwitchTrigger,
 )
 from .recall.hits import MemoryHit
@@ -72,6 +73,7 @@ __all__ = [
     "Settings",
     "StoreError",
     "StoreUnavailableError",
+    "StoredItem",
     "SwitchTrigger",
     "UnifiedMemoryService",
     "UnimemError",

@@ -42,6 +42,7 @@ from .models import (
     MemorySettings,
     Mode,
     SessionInfo,
+    StoredItem,
     SwitchTrigger,
 )
 from .recall.hits import MemoryHit
@@ -52,6 +53,8 @@ _M = TypeVar("_M", bound=BaseModel)
 _ENTRIES = TypeAdapter(list[MemoryEntry])
 _EVENTS = TypeAdapter(list[MemoryEvent])
 _FACTS = TypeAdapter(list[Fact])
+_ITEMS = TypeAdapter(list[StoredItem])
+_ITEM: TypeAdapter[StoredItem | None] = TypeAdapter(StoredItem | None)
 _AUDIT = TypeAdapter(list[AuditRecord])
 
 
@@ -500,6 +503,86 @@ class MemoryClient:
         }
         response = await self._request("GET", "/v1/me/search", params=params)
         return _HITS.validate_python(response.json()["hits"])
+
+    # ------------------------------------------------------------------ items
+
+    async def put_item(
+        self,
+        namespace: Sequence[str],
+        key: str,
+        value: Mapping[str, Any],
+        *,
+        user_id: str | None = None,
+    ) -> StoredItem | None:
+        """Store an item; see :meth:`UnifiedMemoryService.put_item`."""
+        self._user(user_id)
+        body = {"namespace": list(namespace), "key": key, "value": dict(value)}
+        return _ITEM.validate_json((await self._request("PUT", "/v1/me/items", json=body)).content)
+
+    async def get_item(
+        self, namespace: Sequence[str], key: str, *, user_id: str | None = None
+    ) -> StoredItem | None:
+        """One item, or ``None``; see :meth:`UnifiedMemoryService.get_item`."""
+        self._user(user_id)
+        body = {"namespace": list(namespace), "key": key}
+        response = await self._request("POST", "/v1/me/items/get", json=body)
+        return _ITEM.validate_json(response.content)
+
+    async def delete_item(
+        self, namespace: Sequence[str], key: str, *, user_id: str | None = None
+    ) -> bool:
+        """Delete one item; whether it existed."""
+        self._user(user_id)
+        body = {"namespace": list(namespace), "key": key}
+        response = await self._request("POST", "/v1/me/items/delete", json=body)
+        return bool(response.json()["deleted"])
+
+    async def search_items(
+        self,
+        namespace_prefix: Sequence[str] = (),
+        *,
+        query: str | None = None,
+        filter: Mapping[str, Any] | None = None,
+        limit: int = 10,
+        offset: int = 0,
+        facts_namespace: Sequence[str] | None = None,
+        user_id: str | None = None,
+    ) -> list[StoredItem]:
+        """Search the user's items; see :meth:`UnifiedMemoryService.search_items`."""
+        self._user(user_id)
+        body = {
+            "namespace_prefix": list(namespace_prefix),
+            "query": query,
+            "filter": dict(filter) if filter is not None else None,
+            "limit": limit,
+            "offset": offset,
+            "facts_namespace": list(facts_namespace) if facts_namespace is not None else None,
+        }
+        response = await self._request("POST", "/v1/me/items/search", json=body)
+        return _ITEMS.validate_json(response.content)
+
+    async def list_item_namespaces(
+        self,
+        *,
+        prefix: Sequence[str] | None = None,
+        suffix: Sequence[str] | None = None,
+        max_depth: int | None = None,
+        limit: int = 100,
+        offset: int = 0,
+        user_id: str | None = None,
+    ) -> list[list[str]]:
+        """The namespaces of the user's items; see
+        :meth:`UnifiedMemoryService.list_item_namespaces`."""
+        self._user(user_id)
+        body = {
+            "prefix": list(prefix) if prefix is not None else None,
+            "suffix": list(suffix) if suffix is not None else None,
+            "max_depth": max_depth,
+            "limit": limit,
+            "offset": offset,
+        }
+        response = await self._request("POST", "/v1/me/items/namespaces", json=body)
+        return [list(map(str, ns)) for ns in response.json()]
 
     async def export_user_memory(self, *, user_id: str | None = None) -> dict[str, Any]:
         """Everything stored about the user, as JSON data."""

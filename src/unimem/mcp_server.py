@@ -2,9 +2,11 @@
 
 Tools: ``add_entry``, ``get_context``, ``get_history``, ``list_sessions``,
 ``delete_memory``, ``add_fact``, ``list_facts``, ``delete_fact`` and
-``pin_entry``, all acting for one user (the one the server was started
-for), so an MCP-capable LLM client can remember conversations across turns and
-modes. Built on the low-level ``mcp.server.Server`` of mcp 2.x.
+``pin_entry``, and the namespaced items (``put_item``, ``get_item``,
+``delete_item``, ``search_items``, ``list_item_namespaces``), all acting for
+one user (the one the server was started for), so an MCP-capable LLM client
+can remember conversations across turns and modes. Built on the low-level
+``mcp.server.Server`` of mcp 2.x.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from . import __version__
 from .errors import UnimemError
+from .mcp_server_items import ITEM_TOOLS
 from .models import Mode, Role, translate_validation_error
 from .service import UnifiedMemoryService
 from .validation import ID_PATTERN, check_id
@@ -187,7 +190,7 @@ async def _search(service: UnifiedMemoryService, user: str, a: SearchArgs) -> An
 
 
 #: name -> (arguments model, handler, description)
-TOOLS: dict[str, tuple[type[_Args], Handler, str]] = {
+TOOLS: dict[str, tuple[type[BaseModel], Handler, str]] = {
     "add_entry": (AddEntryArgs, _add, "Store one message (voice or text) in a conversation."),
     "get_context": (
         ContextArgs,
@@ -216,6 +219,7 @@ TOOLS: dict[str, tuple[type[_Args], Handler, str]] = {
     "list_facts": (ListFactsArgs, _list_facts, "The user's pinned facts, oldest first."),
     "delete_fact": (DeleteFactArgs, _delete_fact, "Delete one pinned fact by its id."),
     "pin_entry": (PinEntryArgs, _pin_entry, "Pin a stored message's content as a fact."),
+    **ITEM_TOOLS,  # put_item, get_item, delete_item, search_items, list_item_namespaces
 }
 
 

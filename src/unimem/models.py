@@ -33,6 +33,7 @@ __all__ = [
     "RagContext",
     "Role",
     "SessionInfo",
+    "StoredItem",
     "Summary",
     "SwitchTrigger",
 ]
@@ -479,3 +480,19 @@ class ConversationContext(_Model):
     def preferences(self) -> MemorySettings:
         """The user's memory settings (alias of ``settings``)."""
         return self.settings
+
+
+class StoredItem(_Model):
+    """A JSON value a user keeps under a namespace and a key (an agent's long-term
+    memory, as LangGraph's ``BaseStore`` keeps it; see :mod:`unimem.service.items`).
+
+    ``namespace`` is a path of labels (``["memories", "food"]``), ``key`` names the
+    item within it; ``score`` is set on search results ranked by a query.
+    """
+
+    namespace: list[str]
+    key: str
+    value: dict[str, Any]
+    created_at: datetime
+    updated_at: datetime
+    score: float | None = None

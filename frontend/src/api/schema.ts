@@ -146,6 +146,106 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/me/items": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Store an item of the caller
+         * @description The item as stored; ``null`` when the caller's memory is off (nothing stored).
+         */
+        put: operations["put_item"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/me/items/delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delete one item of the caller
+         * @description ``deleted`` says whether the caller had it.
+         */
+        post: operations["delete_item"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/me/items/get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * One item of the caller
+         * @description The item, or ``null``.
+         */
+        post: operations["get_item"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/me/items/namespaces": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The namespaces of the caller's items
+         * @description Sorted; cut to ``max_depth`` labels when given.
+         */
+        post: operations["list_item_namespaces"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/me/items/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Search the caller's items
+         * @description Items under the prefix passing the filter, ranked by the query.
+         */
+        post: operations["search_items"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/me/memory": {
         parameters: {
             query?: never;
@@ -656,13 +756,23 @@ export interface components {
         EventType: "mode_switch" | "language_switch" | "topic_change" | "phi_detected" | "rag_retrieval" | "interruption" | "session_closed";
         /**
          * Fact
-         * @description A pinned fact of the episodic layer: it stays in every context of the user
-         *     until deleted (allergies, current medications, preferred name and language).
+         * @description A fact of the user's episodic layer: it stays in every context of the user
+         *     while it is current (allergies, current medications, preferred name and language).
          *
-         *     ``kind`` is free text; ``allergy``, ``medication``, ``diagnosis``,
-         *     ``preference``, ``pinned_entry`` and ``session_summary`` are the ones unimem uses.
+         *     ``kind`` is free text; ``allergy``, ``medication``, ``condition``,
+         *     ``preference``, ``pinned_entry`` and ``session_summary`` are among the ones
+         *     unimem uses. Facts found in the conversation carry a ``key`` (what the fact
+         *     is about, e.g. ``medication:lisinopril``), a ``value`` and ``attributes``
+         *     (``dose``, ``reaction``, ``onset``, ...). A fact is current while
+         *     ``valid_to`` is ``None``; a correction or a change closes the old fact
+         *     (``valid_to`` set) and adds the new one, so the history is kept. Facts
+         *     pinned by hand have no key and are current.
          */
         Fact: {
+            /** Attributes */
+            attributes?: {
+                [key: string]: string;
+            };
             /** Created At */
             created_at?: string | null;
             /** Entry Id */
@@ -672,6 +782,8 @@ export interface components {
              * @default
              */
             id?: string;
+            /** Key */
+            key?: string | null;
             /**
              * Kind
              * @default note
@@ -679,6 +791,14 @@ export interface components {
             kind?: string;
             /** Session Id */
             session_id?: string | null;
+            /** Source Entry Ids */
+            source_entry_ids?: string[];
+            /**
+             * Status
+             * @default reported
+             * @enum {string}
+             */
+            status?: "reported" | "confirmed" | "corrected";
             /** Text */
             text: string;
             /**
@@ -686,6 +806,12 @@ export interface components {
              * @default
              */
             user_id?: string;
+            /** Valid From */
+            valid_from?: string | null;
+            /** Valid To */
+            valid_to?: string | null;
+            /** Value */
+            value?: string | null;
         };
         /**
          * FactDeleted
@@ -738,6 +864,88 @@ export interface components {
         InterruptedIn: {
             /** Spoken Text */
             spoken_text: string;
+        };
+        /**
+         * ItemDeleted
+         * @description Whether the caller had the item (and it is gone now).
+         */
+        ItemDeleted: {
+            /** Deleted */
+            deleted: boolean;
+        };
+        /**
+         * ItemIn
+         * @description An item to store (or replace).
+         */
+        ItemIn: {
+            /**
+             * Key
+             * @description the item's name within the namespace
+             */
+            key: string;
+            /**
+             * Namespace
+             * @description labels, e.g. ["memories", "food"]
+             */
+            namespace: string[];
+            /**
+             * Value
+             * @description a JSON object
+             */
+            value: {
+                [key: string]: unknown;
+            };
+        };
+        /**
+         * ItemRef
+         * @description One item: its namespace and key.
+         */
+        ItemRef: {
+            /**
+             * Key
+             * @description the item's name within the namespace
+             */
+            key: string;
+            /**
+             * Namespace
+             * @description labels, e.g. ["memories", "food"]
+             */
+            namespace: string[];
+        };
+        /**
+         * ItemSearch
+         * @description A search of the caller's items.
+         */
+        ItemSearch: {
+            /**
+             * Facts Namespace
+             * @description the namespace the caller's pinned facts appear under
+             */
+            facts_namespace?: string[] | null;
+            /**
+             * Filter
+             * @description value fields, e.g. {"stars": {"$gte": 4}}
+             */
+            filter?: {
+                [key: string]: unknown;
+            } | null;
+            /**
+             * Limit
+             * @default 10
+             */
+            limit?: number;
+            /** Namespace Prefix */
+            namespace_prefix?: string[];
+            /**
+             * Offset
+             * @default 0
+             */
+            offset?: number;
+            /**
+             * Query
+             * @description words to rank the items by
+             */
+            query?: string | null;
         };
         /**
          * LanguageSwitchIn
@@ -977,6 +1185,28 @@ export interface components {
             to_mode: components["schemas"]["Mode"];
         };
         /**
+         * NamespaceQuery
+         * @description Which of the caller's namespaces to list.
+         */
+        NamespaceQuery: {
+            /**
+             * Limit
+             * @default 100
+             */
+            limit?: number;
+            /** Max Depth */
+            max_depth?: number | null;
+            /**
+             * Offset
+             * @default 0
+             */
+            offset?: number;
+            /** Prefix */
+            prefix?: string[] | null;
+            /** Suffix */
+            suffix?: string[] | null;
+        };
+        /**
          * RagContext
          * @description Retrieved passages and their sources behind the recent entries.
          */
@@ -1119,6 +1349,36 @@ export interface components {
             status: "ok" | "unavailable";
             /** Store */
             store?: string | null;
+        };
+        /**
+         * StoredItem
+         * @description A JSON value a user keeps under a namespace and a key (an agent's long-term
+         *     memory, as LangGraph's ``BaseStore`` keeps it; see :mod:`unimem.service.items`).
+         *
+         *     ``namespace`` is a path of labels (``["memories", "food"]``), ``key`` names the
+         *     item within it; ``score`` is set on search results ranked by a query.
+         */
+        StoredItem: {
+            /**
+             * Created At
+             * Format: date-time
+             */
+            created_at: string;
+            /** Key */
+            key: string;
+            /** Namespace */
+            namespace: string[];
+            /** Score */
+            score?: number | null;
+            /**
+             * Updated At
+             * Format: date-time
+             */
+            updated_at: string;
+            /** Value */
+            value: {
+                [key: string]: unknown;
+            };
         };
         /**
          * SwitchTrigger
@@ -1635,6 +1895,441 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["FactDeleted"];
+                };
+            };
+            /** @description Missing, malformed or expired token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such session for this user */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The session is closed */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Body or content too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid input; `field` names it */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Rate limited; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Store unavailable; see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    put_item: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ItemIn"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StoredItem"] | null;
+                };
+            };
+            /** @description Missing, malformed or expired token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such session for this user */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The session is closed */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Body or content too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid input; `field` names it */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Rate limited; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Store unavailable; see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    delete_item: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ItemRef"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ItemDeleted"];
+                };
+            };
+            /** @description Missing, malformed or expired token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such session for this user */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The session is closed */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Body or content too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid input; `field` names it */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Rate limited; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Store unavailable; see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    get_item: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ItemRef"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StoredItem"] | null;
+                };
+            };
+            /** @description Missing, malformed or expired token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such session for this user */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The session is closed */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Body or content too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid input; `field` names it */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Rate limited; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Store unavailable; see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    list_item_namespaces: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NamespaceQuery"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": string[][];
+                };
+            };
+            /** @description Missing, malformed or expired token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such session for this user */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The session is closed */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Body or content too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid input; `field` names it */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Rate limited; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Store unavailable; see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    search_items: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ItemSearch"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StoredItem"][];
                 };
             };
             /** @description Missing, malformed or expired token */

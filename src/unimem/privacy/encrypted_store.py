@@ -4,8 +4,9 @@
 (SQLite, PostgreSQL, the Redis-fronted layered store): what it hands the
 inner store is encrypted, what it returns is plaintext. Encrypted: an entry's
 ``content``, ``retrieved_passages``, ``sources`` and ``metadata``; a fact's
-``text``, ``key``, ``value`` and attribute values; a summary's ``text``.
-Not encrypted: ids, roles, modes, languages, times, settings, event data
+``text``, ``key``, ``value`` and attribute values; a summary's ``text``; a
+namespaced item's ``value``. Not encrypted: ids, roles, modes, languages,
+times, settings, namespaces and item keys, event data
 (mode and language events drive the session state inside the store; other
 event data is redacted by the privacy pipeline) and the audit log (ids and
 counts only).
@@ -19,6 +20,7 @@ from typing import Any
 
 import orjson
 
+from ..errors import ConfigurationError
 from ..models import (
     AuditRecord,
     Fact,
@@ -26,6 +28,7 @@ from ..models import (
     MemoryEvent,
     MemorySettings,
     SessionInfo,
+    StoredItem,
     Summary,
 )
 from ..recall.hits import SearchFilters
@@ -34,10 +37,12 @@ from ..stores.contracts import (
     ContextSnapshot,
     DeleteScope,
     DurableStore,
+    ItemStore,
     PhiGuard,
     SessionTtlStore,
     SettingsGuard,
 )
+from ..stores.items import item_store_of
 from ..stores.search import KeywordHit
 from .crypto import PREFIX, Keyring
 
@@ -360,6 +365,8 @@ class EncryptedStore:
             if self.keyring.needs_rotation(fact.text):
                 await self.put_fact(self._open_fact(fact))
                 rewritten += 1
+        if item_store_of(self.inner) is not None:
+            rewritten += await self._rotate_items(user_id)
         return rewritten
 
     @staticmethod
@@ -375,3 +382,70 @@ class EncryptedStore:
             or bool(sources and not (len(sources) == 1 and _ENC in sources[0]))
             or bool(metadata and set(metadata) != {_ENC})
         )
+
+    # ------------------------------------------------------------------ items
+
+    def _items(self) -> ItemStore:
+        found = item_store_of(self.inner)
+        if found is None:
+            raise ConfigurationError("the store keeps no namespaced items")
+        return found
+
+    @staticmethod
+    def _item_aad(user_id: str, namespace: Sequence[str], key: str) -> str:
+        return f"item\x1f{user_id}\x1f{'.'.join(namespace)}\x1f{key}"
+
+    def _seal_item(self, user_id: str, item: StoredItem) -> StoredItem:
+        blob = orjson.dumps(item.value).decode()
+        token = self.keyring.encrypt(blob, self._item_aad(user_id, item.namespace, item.key))
+        return item.model_copy(update={"value": {_ENC: token}})
+
+    def _open_item(self, user_id: str, item: StoredItem) -> StoredItem:
+        value = item.value
+        if set(value) != {_ENC} or not isinstance(value[_ENC], str):
+            return item  # written before encryption was turned on
+        aad = self._item_aad(user_id, item.namespace, item.key)
+        return item.model_copy(
+            update={"value": orjson.loads(self.keyring.decrypt(value[_ENC], aad))}
+        )
+
+    async def put_item(self, user_id: str, item: StoredItem) -> StoredItem:
+        stored = await self._items().put_item(user_id, self._seal_item(user_id, item))
+        return stored.model_copy(update={"value": item.value})
+
+    async def get_item(self, user_id: str, namespace: Sequence[str], key: str) -> StoredItem | None:
+        found = await self._items().get_item(user_id, namespace, key)
+        return self._open_item(user_id, found) if found is not None else None
+
+    async def delete_item(self, user_id: str, namespace: Sequence[str], key: str) -> bool:
+        return await self._items().delete_item(user_id, namespace, key)
+
+    async def list_items(
+        self, user_id: str, namespace_prefix: Sequence[str], *, limit: int
+    ) -> list[StoredItem]:
+        found = await self._items().list_items(user_id, namespace_prefix, limit=limit)
+        return [self._open_item(user_id, i) for i in found]
+
+    async def item_namespaces(self, user_id: str) -> list[list[str]]:
+        return await self._items().item_namespaces(user_id)
+
+    async def delete_user_items(self, user_id: str, *, since: datetime | None = None) -> int:
+        return await self._items().delete_user_items(user_id, since=since)
+
+    async def sweep_items(self, *, now: datetime, default_retention_days: int) -> int:
+        return await self._items().sweep_items(
+            now=now, default_retention_days=default_retention_days
+        )
+
+    async def export_items(self, user_id: str) -> list[StoredItem]:
+        return [self._open_item(user_id, i) for i in await self._items().export_items(user_id)]
+
+    async def _rotate_items(self, user_id: str) -> int:
+        rewritten = 0
+        for raw in await self._items().export_items(user_id):
+            token = raw.value.get(_ENC) if set(raw.value) == {_ENC} else None
+            if isinstance(token, str) and not self.keyring.needs_rotation(token):
+                continue
+            await self.put_item(user_id, self._open_item(user_id, raw))
+            rewritten += 1
+        return rewritten

@@ -29,7 +29,7 @@ from .. import __version__
 from ..assembly import build_service
 from ..service import UnifiedMemoryService
 from ..settings import Settings
-from . import facts, live, me, ops, reply, search, sessions
+from . import facts, items, live, me, ops, reply, search, sessions
 from .auth import Authenticator, RateLimiter
 from .error_handlers import install_error_handlers
 from .metrics import Metrics
@@ -235,6 +235,7 @@ def create_app(
     app.include_router(sessions.router)
     app.include_router(me.router)
     app.include_router(facts.router)
+    app.include_router(items.router)
     app.include_router(search.router)
     app.include_router(reply.router)
     app.include_router(live.router)

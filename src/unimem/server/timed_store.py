@@ -8,6 +8,7 @@ from collections.abc import Awaitable, Sequence
 from datetime import datetime
 from typing import Any, TypeVar
 
+from ..errors import ConfigurationError
 from ..models import (
     AuditRecord,
     Fact,
@@ -15,6 +16,7 @@ from ..models import (
     MemoryEvent,
     MemorySettings,
     SessionInfo,
+    StoredItem,
     Summary,
 )
 from ..recall.hits import SearchFilters
@@ -23,10 +25,12 @@ from ..stores.contracts import (
     ContextSnapshot,
     DeleteScope,
     DurableStore,
+    ItemStore,
     PhiGuard,
     SessionTtlStore,
     SettingsGuard,
 )
+from ..stores.items import item_store_of
 from ..stores.search import KeywordHit, keyword_search_of
 from .metrics import Metrics
 
@@ -232,3 +236,44 @@ class TimedStore:
             "keyword_search",
             searcher.keyword_search(user_id, terms, filters=filters, limit=limit),
         )
+
+    # ------------------------------------------------------------------ items
+
+    def _items(self) -> ItemStore:
+        found = item_store_of(self.inner)
+        if found is None:
+            raise ConfigurationError("the store keeps no namespaced items")
+        return found
+
+    async def put_item(self, user_id: str, item: StoredItem) -> StoredItem:
+        return await self._timed("put_item", self._items().put_item(user_id, item))
+
+    async def get_item(self, user_id: str, namespace: Sequence[str], key: str) -> StoredItem | None:
+        return await self._timed("get_item", self._items().get_item(user_id, namespace, key))
+
+    async def delete_item(self, user_id: str, namespace: Sequence[str], key: str) -> bool:
+        return await self._timed("delete_item", self._items().delete_item(user_id, namespace, key))
+
+    async def list_items(
+        self, user_id: str, namespace_prefix: Sequence[str], *, limit: int
+    ) -> list[StoredItem]:
+        return await self._timed(
+            "list_items", self._items().list_items(user_id, namespace_prefix, limit=limit)
+        )
+
+    async def item_namespaces(self, user_id: str) -> list[list[str]]:
+        return await self._timed("item_namespaces", self._items().item_namespaces(user_id))
+
+    async def delete_user_items(self, user_id: str, *, since: datetime | None = None) -> int:
+        return await self._timed(
+            "delete_user_items", self._items().delete_user_items(user_id, since=since)
+        )
+
+    async def sweep_items(self, *, now: datetime, default_retention_days: int) -> int:
+        return await self._timed(
+            "sweep_items",
+            self._items().sweep_items(now=now, default_retention_days=default_retention_days),
+        )
+
+    async def export_items(self, user_id: str) -> list[StoredItem]:
+        return await self._timed("export_items", self._items().export_items(user_id))

@@ -33,6 +33,7 @@ from ..models import (
     MemorySettings,
     Mode,
     SessionInfo,
+    StoredItem,
     SwitchTrigger,
     utcnow,
 )
@@ -44,6 +45,7 @@ from ..stores.contracts import DeleteScope
 from ..stores.layered import layered_store_from_urls
 from .context import ContextOperations
 from .core import ServiceCore
+from .items import ItemOperations
 from .privacy import PrivacyOperations
 from .reads import SessionReads
 from .recall import DEFAULT_K, RecallOperations
@@ -112,6 +114,7 @@ class UnifiedMemoryService:
         self._writes = SessionWrites(self._core, self._privacy)
         self._reads = SessionReads(self._core)
         self._recall = RecallOperations(self._core)
+        self._items = ItemOperations(self._core)
         self._context = ContextOperations(
             self._core, self._privacy, self._writes, self._recall, summarizer
         )
@@ -421,8 +424,9 @@ class UnifiedMemoryService:
         ``scope``: ``session`` deletes the session ``session_id`` (required);
         ``day`` deletes everything written since
         today's midnight in ``tz`` (an IANA name; UTC by default); ``all``
-        deletes every layer (entries, events, sessions, summaries, facts, the
-        session cache) and keeps the settings and the audit log.
+        deletes every layer (entries, events, sessions, summaries, facts,
+        namespaced items, the session cache) and keeps the settings and the
+        audit log; ``day`` deletes the items updated today too.
 
         A write racing the deletion: the deletion is one atomic step in the
         durable store's commit order. What was committed before it is gone;
@@ -474,8 +478,8 @@ class UnifiedMemoryService:
         """Everything stored about the user, JSON-ready (data portability).
 
         Keys: ``format``, ``user_id``, ``exported_at``, ``settings``,
-        ``sessions``, ``entries``, ``events``, ``facts``, ``summaries`` and
-        ``audit`` (the audit records about the user). The export is audited.
+        ``sessions``, ``entries``, ``events``, ``facts``, ``summaries``,
+        ``items`` and ``audit`` (the audit records about the user). The export is audited.
         """
         return await self._privacy.export_user_memory(user_id=user_id, actor=actor)
 
@@ -602,6 +606,94 @@ class UnifiedMemoryService:
         """
         return await self._context.mark_interrupted(
             session_id, entry_id, spoken_text, user_id=user_id
+        )
+
+    # ------------------------------------------------------------------ items
+
+    async def put_item(
+        self,
+        namespace: Sequence[str],
+        key: str,
+        value: Mapping[str, Any],
+        *,
+        user_id: str | None = None,
+    ) -> StoredItem | None:
+        """Store (or replace) the JSON object ``value`` under ``namespace`` and
+        ``key`` among the user's items (an agent's long-term memory; see
+        :mod:`unimem.service.items`); returns it as stored, or ``None`` when the
+        user's memory is off (nothing stored). With ``anonymize_phi`` its strings
+        are redacted first. A replaced item keeps its ``created_at``.
+
+        Raises:
+            InvalidInputError: an empty namespace, a label with ``.``, a bad key,
+                or a value that is not a JSON object within the limits.
+        """
+        return await self._items.put_item(namespace, key, value, user_id=user_id)
+
+    async def get_item(
+        self, namespace: Sequence[str], key: str, *, user_id: str | None = None
+    ) -> StoredItem | None:
+        """The user's item under ``namespace`` and ``key``, or ``None``."""
+        return await self._items.get_item(namespace, key, user_id=user_id)
+
+    async def delete_item(
+        self, namespace: Sequence[str], key: str, *, user_id: str | None = None
+    ) -> bool:
+        """Delete one item of the user; whether it existed."""
+        return await self._items.delete_item(namespace, key, user_id=user_id)
+
+    async def search_items(
+        self,
+        namespace_prefix: Sequence[str] = (),
+        *,
+        query: str | None = None,
+        filter: Mapping[str, Any] | None = None,
+        limit: int = 10,
+        offset: int = 0,
+        facts_namespace: Sequence[str] | None = None,
+        user_id: str | None = None,
+    ) -> list[StoredItem]:
+        """The user's items under ``namespace_prefix`` that pass ``filter``
+        (LangGraph's: equal fields, ``$eq $ne $gt $gte $lt $lte``); with a
+        ``query``, those its words find first, best first (``score`` set), then
+        the rest, most recently updated first. ``facts_namespace``: the user's
+        pinned facts take part as items of that namespace when it is under the
+        prefix.
+
+        Raises:
+            InvalidInputError: a bad prefix, filter, ``limit`` (1-1,000) or
+                ``offset`` (0-100,000).
+        """
+        return await self._items.search_items(
+            namespace_prefix,
+            query=query,
+            filter=filter,
+            limit=limit,
+            offset=offset,
+            facts_namespace=facts_namespace,
+            user_id=user_id,
+        )
+
+    async def list_item_namespaces(
+        self,
+        *,
+        prefix: Sequence[str] | None = None,
+        suffix: Sequence[str] | None = None,
+        max_depth: int | None = None,
+        limit: int = 100,
+        offset: int = 0,
+        user_id: str | None = None,
+    ) -> list[list[str]]:
+        """The namespaces holding items of the user, sorted, that start with
+        ``prefix`` and end with ``suffix`` (``"*"`` matches any one label),
+        cut to ``max_depth`` labels (then each once)."""
+        return await self._items.list_item_namespaces(
+            prefix=prefix,
+            suffix=suffix,
+            max_depth=max_depth,
+            limit=limit,
+            offset=offset,
+            user_id=user_id,
         )
 
     # ------------------------------------------------------------------ encryption

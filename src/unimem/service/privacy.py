@@ -31,6 +31,7 @@ from ..privacy.encrypted_store import EncryptedStore
 from ..privacy.pipeline import EntryWrite, PhiTally
 from ..privacy.pseudonyms import SessionTokens
 from ..stores.contracts import DeleteScope, DurableStore
+from ..stores.items import item_store_of
 from ..validation import check_id, check_range
 from .core import ServiceCore
 
@@ -197,6 +198,9 @@ class PrivacyOperations:
         now = utcnow()
         since = start_of_day(now, tz) if kind == "day" else None
         counts = await store.delete_user_data(user, scope=kind, since=since, session_ids=ids)
+        items = item_store_of(store)
+        if items is not None and kind != "session":  # items belong to no session
+            counts["items"] = await items.delete_user_items(user, since=since)
         self._core.privacy.forget(ids, everything=kind == "all")
         receipt = DeletionReceipt(user_id=user, scope=kind, deleted_at=now, counts=counts)
         details: dict[str, Any] = {"scope": kind, "counts": counts, "sessions": len(ids)}
@@ -285,6 +289,9 @@ class PrivacyOperations:
         store = await self._core.ready_store()
         now = utcnow()
         data = await store.export_user(user)
+        items = item_store_of(store)
+        if items is not None:
+            data["items"] = [i.model_dump(mode="json") for i in await items.export_items(user)]
         audit = await store.list_audit(user, limit=AUDIT_EXPORT_LIMIT)
         data["audit"] = [r.model_dump(mode="json") for r in audit]
         counts = {k: len(v) for k, v in data.items() if isinstance(v, list)}
@@ -306,9 +313,11 @@ class PrivacyOperations:
             when = now.replace(tzinfo=UTC) if now.tzinfo is None else now.astimezone(UTC)
         days = default_retention_days or MemorySettings().retention_days
         check_range(days, "default_retention_days", 1, 36500)
-        deleted = await (await self._core.ready_store()).sweep_expired(
-            now=when, default_retention_days=days
-        )
+        store = await self._core.ready_store()
+        deleted = await store.sweep_expired(now=when, default_retention_days=days)
+        items = item_store_of(store)
+        if items is not None:
+            deleted += await items.sweep_items(now=when, default_retention_days=days)
         if deleted:
             await (await self._core.ready_store()).append_audit(
                 audit_record(

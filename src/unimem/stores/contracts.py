@@ -6,7 +6,8 @@ long-term. The contract is the union of five protocols, one per concern
 (:class:`TimelineStore`, :class:`SessionStore`, :class:`UserDataStore`,
 :class:`PrivacyStore`, :class:`StoreLifecycle`), so a consumer can ask for
 only what it uses. What only some stores can do is a named capability
-(:class:`SessionTtlStore`, :class:`EventStateStore`, :class:`SweepReportStore`),
+(:class:`SessionTtlStore`, :class:`EventStateStore`, :class:`SweepReportStore`,
+:class:`ItemStore`),
 checked with ``isinstance``. The rules every backend applies live in
 :mod:`unimem.stores.timeline`.
 """
@@ -25,6 +26,7 @@ from ..models import (
     MemoryEvent,
     MemorySettings,
     SessionInfo,
+    StoredItem,
     Summary,
 )
 
@@ -36,6 +38,7 @@ __all__ = [
     "DurableStore",
     "EventStateStore",
     "FactsChanged",
+    "ItemStore",
     "PhiGuard",
     "PrivacyStore",
     "SessionStore",
@@ -373,3 +376,43 @@ class SweepReportStore(Protocol):
     async def sweep(self, *, now: datetime, default_retention_days: int) -> tuple[int, list[str]]:
         """:meth:`PrivacyStore.sweep_expired`, and the ids of the sessions it
         deleted from."""
+
+
+@runtime_checkable
+class ItemStore(Protocol):
+    """A store of users' namespaced JSON items (:mod:`unimem.service.items`).
+
+    Every call names the user, and only that user's items are read or written.
+    Namespaces arrive checked (non-empty labels without ``.``), values as the
+    service prepared them (validated, redacted).
+    """
+
+    async def put_item(self, user_id: str, item: StoredItem) -> StoredItem:
+        """Insert or replace ``item``; one already under its namespace and key
+        keeps its ``created_at``. Returns the item as stored."""
+
+    async def get_item(self, user_id: str, namespace: Sequence[str], key: str) -> StoredItem | None:
+        """The item under ``namespace`` and ``key``, or ``None``."""
+
+    async def delete_item(self, user_id: str, namespace: Sequence[str], key: str) -> bool:
+        """Delete one item; whether it existed."""
+
+    async def list_items(
+        self, user_id: str, namespace_prefix: Sequence[str], *, limit: int
+    ) -> list[StoredItem]:
+        """The user's items whose namespace starts with ``namespace_prefix`` (all
+        of them for ``()``), most recently updated first, at most ``limit``."""
+
+    async def item_namespaces(self, user_id: str) -> list[list[str]]:
+        """Every namespace holding an item of the user, sorted."""
+
+    async def delete_user_items(self, user_id: str, *, since: datetime | None = None) -> int:
+        """Delete the user's items (those updated at or after ``since`` when
+        given); how many."""
+
+    async def sweep_items(self, *, now: datetime, default_retention_days: int) -> int:
+        """Delete items not updated within their owner's ``retention_days``
+        (``default_retention_days`` for users without settings); how many."""
+
+    async def export_items(self, user_id: str) -> list[StoredItem]:
+        """Every item of the user, oldest first."""

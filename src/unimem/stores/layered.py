@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
+from ..errors import ConfigurationError
 from ..models import (
     AuditRecord,
     Fact,
@@ -28,6 +29,7 @@ from ..models import (
     MemoryEvent,
     MemorySettings,
     SessionInfo,
+    StoredItem,
     Summary,
     utcnow,
 )
@@ -40,10 +42,12 @@ from .contracts import (
     DeleteScope,
     DurableStore,
     EventStateStore,
+    ItemStore,
     PhiGuard,
     SettingsGuard,
     SweepReportStore,
 )
+from .items import item_store_of
 from .redis.cache import EVENT_KEEP, CachedUser, SessionCache
 from .redis.client import redis_client_from_url
 from .rows import event_from_json
@@ -473,6 +477,43 @@ class LayeredStore:
 
     async def list_audit(self, user_id: str, *, limit: int) -> list[AuditRecord]:
         return await self.durable.list_audit(user_id, limit=limit)
+
+    # ------------------------------------------------------------------ items
+
+    def _items(self) -> ItemStore:
+        found = item_store_of(self.durable)
+        if found is None:
+            raise ConfigurationError("the durable store keeps no namespaced items")
+        return found
+
+    async def put_item(self, user_id: str, item: StoredItem) -> StoredItem:
+        """The durable store's (the cache holds no items)."""
+        return await self._items().put_item(user_id, item)
+
+    async def get_item(self, user_id: str, namespace: Sequence[str], key: str) -> StoredItem | None:
+        return await self._items().get_item(user_id, namespace, key)
+
+    async def delete_item(self, user_id: str, namespace: Sequence[str], key: str) -> bool:
+        return await self._items().delete_item(user_id, namespace, key)
+
+    async def list_items(
+        self, user_id: str, namespace_prefix: Sequence[str], *, limit: int
+    ) -> list[StoredItem]:
+        return await self._items().list_items(user_id, namespace_prefix, limit=limit)
+
+    async def item_namespaces(self, user_id: str) -> list[list[str]]:
+        return await self._items().item_namespaces(user_id)
+
+    async def delete_user_items(self, user_id: str, *, since: datetime | None = None) -> int:
+        return await self._items().delete_user_items(user_id, since=since)
+
+    async def sweep_items(self, *, now: datetime, default_retention_days: int) -> int:
+        return await self._items().sweep_items(
+            now=now, default_retention_days=default_retention_days
+        )
+
+    async def export_items(self, user_id: str) -> list[StoredItem]:
+        return await self._items().export_items(user_id)
 
 
 def layered_store_from_urls(

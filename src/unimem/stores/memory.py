@@ -16,6 +16,7 @@ from ..models import (
     MemoryEvent,
     MemorySettings,
     SessionInfo,
+    StoredItem,
     Summary,
 )
 from ..recall.hits import SearchFilters
@@ -28,6 +29,7 @@ from .contracts import (
     PhiGuard,
     SettingsGuard,
 )
+from .memory_items import MemoryItems
 from .memory_search import EntryIndex
 from .search import KeywordHit
 from .timeline import apply_entry_changes, check_write_guards, plan_close, plan_entry, plan_event
@@ -71,7 +73,7 @@ def _before(timestamp: datetime | None, cutoff: datetime) -> bool:
     return timestamp is not None and timestamp < cutoff
 
 
-class InMemoryStore:
+class InMemoryStore(MemoryItems):
     """Keeps everything in dicts of this process.
 
     Appends are atomic because they run without awaiting between reading and
@@ -86,6 +88,8 @@ class InMemoryStore:
         self._audit: dict[str, list[AuditRecord]] = {}
         #: keyword index of every entry (``unimem.stores.memory_search``)
         self._search = EntryIndex()
+        #: namespaced items per user (``unimem.stores.memory_items``)
+        self._items: dict[str, dict[tuple[str, str], StoredItem]] = {}
 
     async def setup(self) -> None:
         return None

@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncpg
 
 from ...errors import SchemaError
+from .items import ITEMS_MIGRATION
 from .search import SEARCH_MIGRATION
 
 __all__ = ["MIGRATIONS", "SCHEMA_VERSION", "apply_migrations", "schema_version"]
@@ -93,6 +94,7 @@ MIGRATIONS: list[tuple[int, str]] = [
         """,
     ),
     (3, SEARCH_MIGRATION),  # the keyword index (unimem.stores.postgres.search)
+    (4, ITEMS_MIGRATION),  # namespaced items (unimem.stores.postgres.items)
 ]
 
 SCHEMA_VERSION = MIGRATIONS[-1][0]

@@ -35,6 +35,7 @@ from ..contracts import AppendResult, ContextSnapshot, PhiGuard, SettingsGuard
 from ..rows import entry_from_json, event_from_json, session_from_json
 from ..timeline import check_write_guards, plan_close, plan_entry, plan_event
 from .connection import UNAVAILABLE, Lease, Turn, keep_session, refused, translate
+from .items import PostgresItems
 from .migrations import SCHEMA_VERSION, apply_migrations, schema_version
 from .search import PostgresSearch
 from .sql import CONTEXT, STATE, WRITE_EXISTING, WRITE_NEW
@@ -58,7 +59,7 @@ class _CachedState:
         self.version = version
 
 
-class PostgresStore(LaterLayersMixin, PostgresSearch):
+class PostgresStore(LaterLayersMixin, PostgresSearch, PostgresItems):
     """Durable store on PostgreSQL through an asyncpg pool.
 
     Args:

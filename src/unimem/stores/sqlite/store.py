@@ -21,6 +21,7 @@ from ...models import MemoryEntry, MemoryEvent, MemorySettings, SessionInfo
 from ..contracts import AppendResult, ContextSnapshot, PhiGuard, SettingsGuard
 from ..rows import entry_from_json, event_from_json, session_from_json
 from ..timeline import check_write_guards, plan_close, plan_entry, plan_event
+from .items import ITEMS_MIGRATION, SQLiteItems
 from .search import SEARCH_MIGRATION, SQLiteSearch, register
 from .user_data import SQLiteLayers
 
@@ -108,6 +109,7 @@ MIGRATIONS: list[tuple[int, str | tuple[str, ...]]] = [
         ),
     ),
     (3, SEARCH_MIGRATION),  # the keyword index (unimem.stores.sqlite.search)
+    (4, ITEMS_MIGRATION),  # namespaced items (unimem.stores.sqlite.items)
 ]
 
 SCHEMA_VERSION = MIGRATIONS[-1][0]
@@ -126,12 +128,13 @@ def path_from_url(url: str) -> str:
     return rest or ":memory:"
 
 
-class SQLiteStore(SQLiteLayers, SQLiteSearch):
+class SQLiteStore(SQLiteLayers, SQLiteSearch, SQLiteItems):
     """Durable embedded store in one SQLite file.
 
     The later layers (facts, summaries, deletion, sweep, export, audit) live in
     :class:`~unimem.stores.sqlite.user_data.SQLiteLayers`, keyword search in
-    :class:`~unimem.stores.sqlite.search.SQLiteSearch`.
+    :class:`~unimem.stores.sqlite.search.SQLiteSearch`, namespaced items in
+    :class:`~unimem.stores.sqlite.items.SQLiteItems`.
     """
 
     def __init__(self, path: str | Path, *, migrate: bool = True, durable_fsync: bool = False):
