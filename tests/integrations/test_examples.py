@@ -44,6 +44,13 @@ def test_langchain_example(tmp_path: Path) -> None:
     assert "unimem holds 4 messages" in out
 
 
+def test_langgraph_example(tmp_path: Path) -> None:
+    out = _run("langgraph_store.py", tmp_path)
+    assert "alice, later: ['I take metformin with breakfast']" in out
+    assert "alice, allergy: ['allergic to penicillin']" in out
+    assert "bob: []" in out
+
+
 def test_pipecat_example(tmp_path: Path) -> None:
     with fake_chat_server() as chat:
         chat.pieces = ["Take it", " with meals."]

@@ -11,6 +11,8 @@ module                        what it gives the framework                extra
 ``integrations.openai_agents``  ``UnimemSession`` (the Agents SDK's        ``openai-agents``
                                 ``Session``), ``RealtimeHistoryRecorder``
 ``integrations.langchain``      ``UnimemChatMessageHistory``               ``langchain``
+``integrations.langgraph``      ``UnimemStore`` (a ``BaseStore`` for        ``langgraph``
+                                long-term memory)
 ``integrations.pipecat``        ``UnimemMemoryProcessor`` (a frame         ``pipecat``
                                 processor before the LLM)
 ``integrations.livekit``        ``AgentMemory``, ``UnimemAgent``           ``livekit``
