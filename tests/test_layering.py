@@ -33,6 +33,7 @@ PURE = (
     "unimem.context.extractive",
     "unimem.privacy.phi",
     "unimem.privacy.pseudonyms",
+    "unimem.facts",
     "unimem.stores.timeline",
     "unimem.stores.rows",
 )
@@ -44,7 +45,11 @@ RULES: list[tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]] = [
     (PURE, ("unimem.stores", *SERVICE, *EDGES), ("unimem.stores.contracts",)),
     (("unimem.stores",), ("unimem.privacy", "unimem.context", *SERVICE, *EDGES), ()),
     (("unimem.stores.contracts", "unimem.stores.timeline"), STORE_BACKENDS, ()),
-    (("unimem.context", "unimem.privacy", "unimem.language"), (*SERVICE, *EDGES), ()),
+    (
+        ("unimem.context", "unimem.privacy", "unimem.language", "unimem.facts"),
+        (*SERVICE, *EDGES),
+        (),
+    ),
     (SERVICE, EDGES, ()),
 ]
 
