@@ -440,11 +440,25 @@ def _find_unlisted_pairs(doc: Doc) -> None:
     transcriber writes dictionary words but for names."""
     lows = doc.lows
     cased = doc.cased
+    # A pair's words are each longer than two letters and neither a common
+    # word, a frequent English word nor a title (what ``_plain`` refuses):
+    # decided once per distinct word, so that most texts skip the pair scan.
+    lex = doc.lex
+    open_words = {
+        low
+        for low in doc.vocab
+        if len(low) > 2
+        and low not in lex.common
+        and low not in lex.words
+        and low not in _TITLE_WORDS
+    }
+    if len(open_words) == 0:
+        return
     for k in range(len(lows) - 1):
         if (
-            doc.free(k, k + 1)
-            and len(lows[k]) > 2
-            and len(lows[k + 1]) > 2
+            lows[k] in open_words
+            and lows[k + 1] in open_words
+            and doc.free(k, k + 1)
             and (
                 (_name_cased(doc.token_text(k)) and _name_cased(doc.token_text(k + 1)))
                 if cased
