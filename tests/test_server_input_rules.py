@@ -117,7 +117,7 @@ async def test_non_finite_numbers_are_a_422(http: httpx.AsyncClient, number: str
     await assert_empty(http)
 
 
-@pytest.mark.parametrize("content", ["", "   ", "\n\t"])
+@pytest.mark.parametrize("content", ["", "   ", "\n\t", "\u200b", "\ufeff\u2060"])
 async def test_blank_content_is_a_422(http: httpx.AsyncClient, content: str) -> None:
     for role in ("user", "assistant", "system"):
         r = await http.post("/v1/sessions/s1/entries", json={"role": role, "content": content})

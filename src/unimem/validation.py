@@ -14,7 +14,9 @@ Rules:
   arrays, at most :data:`MAX_JSON_BYTES` bytes of UTF-8 JSON, finite numbers,
   integers within 64 bits, valid Unicode;
 * **numbers**: finite (no NaN or infinity, e.g. ``1e400``);
-* **content**: not empty and not only whitespace;
+* **content**: not empty and not only whitespace or invisible characters
+  (zero-width spaces and joiners, word joiners, byte order marks, direction
+  marks, soft hyphens: :func:`is_blank`);
 * **timestamps**: not more than the clock skew allowed
   (``MemoryConfig.max_clock_skew_seconds``, 300 s by default) in the future.
 """
@@ -42,6 +44,7 @@ __all__ = [
     "check_json",
     "check_not_future",
     "check_range",
+    "is_blank",
     "is_valid_id",
     "json_problem",
 ]
@@ -120,15 +123,32 @@ def check_content_size(content: str, limit: int, field: str = "content") -> None
         )
 
 
+#: Text that shows nothing: whitespace and the characters that are drawn as
+#: nothing (soft hyphen, combining grapheme joiner, Arabic letter mark, Hangul
+#: fillers, Khmer inherent vowels, Mongolian separators and selectors,
+#: zero-width space/joiners, direction marks and embeddings, word joiner and
+#: invisible operators, variation selectors, byte order mark, tag characters).
+_BLANK = re.compile(
+    "[\\s\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f"
+    "\u202a-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\U000e0000-\U000e007f]*"
+)
+
+
+def is_blank(text: str) -> bool:
+    """Whether ``text`` shows nothing: empty, whitespace or invisible characters only."""
+    return _BLANK.fullmatch(text) is not None
+
+
 def check_content(content: str, field: str = "content") -> str:
-    """Refuse empty or whitespace-only text.
+    """Refuse text that shows nothing (:func:`is_blank`).
 
     Raises:
-        InvalidInputError: nothing but whitespace, naming ``field``.
+        InvalidInputError: nothing but whitespace or invisible characters, naming ``field``.
     """
-    if not content.strip():
+    if is_blank(content):
         raise InvalidInputError(
-            f"{field} must not be empty or only whitespace; send the text of the message",
+            f"{field} must not be empty or only whitespace or invisible characters"
+            " (such as U+200B ZERO WIDTH SPACE); send the text of the message",
             field=field,
         )
     return content

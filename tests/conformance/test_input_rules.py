@@ -125,7 +125,9 @@ async def test_non_finite_numbers_are_refused(service: UnifiedMemoryService, num
     await nothing_stored(service)
 
 
-@pytest.mark.parametrize("content", ["", " ", "\n\t ", "\u3000"])
+@pytest.mark.parametrize(
+    "content", ["", " ", "\n\t ", "\u3000", "\u200b", "\ufeff", "\u2060 \u200b\u200d"]
+)
 @pytest.mark.parametrize("role", ["user", "assistant", "system"])
 async def test_blank_content_is_refused(service: UnifiedMemoryService, content: str, role: str):
     with pytest.raises(InvalidInputError) as info:
