@@ -68,6 +68,21 @@ def test_a_database_or_role_that_does_not_exist_is_one_clean_line(
     assert "Traceback" not in result.output
 
 
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+def test_a_server_that_does_not_answer_is_one_line_saying_what_to_do(command: str) -> None:
+    closed = free_port()
+    url = f"postgresql://postgres@127.0.0.1:{closed}/test"
+    result = CliRunner().invoke(main, [*COMMANDS[command], "--database-url", url])
+    assert result.exit_code == 1, result.output
+    errors = [line for line in result.output.splitlines() if line.startswith("Error")]
+    assert errors == [
+        f"Error: PostgreSQL at 127.0.0.1:{closed} does not answer (the connection was "
+        "refused); start it, or fix the host and port of the store URL "
+        "(UNIMEM_DATABASE_URL or --database-url)"
+    ], result.output
+    assert "Traceback" not in result.output
+
+
 def test_through_a_real_process_there_is_no_traceback() -> None:
     done = subprocess.run(
         [sys.executable, "-m", "unimem.cli", "migrate", "--database-url", MISSING_DB],

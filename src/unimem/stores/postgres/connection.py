@@ -5,14 +5,24 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import socket
 from types import TracebackType
 from typing import Any, cast
+from urllib.parse import urlsplit
 
 import asyncpg
 
 from ...errors import ConfigurationError, StoreUnavailableError
 
-__all__ = ["UNAVAILABLE", "Lease", "Turn", "keep_session", "refused", "translate"]
+__all__ = [
+    "UNAVAILABLE",
+    "Lease",
+    "Turn",
+    "keep_session",
+    "not_answering",
+    "refused",
+    "translate",
+]
 
 log = logging.getLogger("unimem.stores.postgres")
 
@@ -58,6 +68,32 @@ def refused(exc: BaseException) -> ConfigurationError | None:
         if isinstance(exc, kind):
             return ConfigurationError(f"PostgreSQL refused the store: {exc}; {hint}")
     return None
+
+
+def _failure(exc: BaseException) -> str:
+    """What went wrong connecting, in words (no exception class)."""
+    if isinstance(exc, ConnectionRefusedError):
+        return "the connection was refused"
+    if isinstance(exc, TimeoutError):
+        return "no answer in time"
+    if isinstance(exc, socket.gaierror):
+        return "the host name is not known"
+    if isinstance(exc, OSError) and exc.strerror:
+        return exc.strerror[:1].lower() + exc.strerror[1:]
+    return "the connection failed"
+
+
+def not_answering(exc: BaseException, dsn: str) -> StoreUnavailableError:
+    """The error of a store that cannot connect when it opens, saying what to do."""
+    try:
+        parts = urlsplit(dsn)
+        where = f" at {parts.hostname or 'localhost'}:{parts.port or 5432}"
+    except ValueError:
+        where = ""
+    return StoreUnavailableError(
+        f"PostgreSQL{where} does not answer ({_failure(exc)}); start it, or fix the host "
+        "and port of the store URL (UNIMEM_DATABASE_URL or --database-url)"
+    )
 
 
 def translate(exc: BaseException) -> StoreUnavailableError:

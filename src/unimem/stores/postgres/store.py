@@ -34,7 +34,14 @@ from ...models import MemoryEntry, MemoryEvent, MemorySettings, SessionInfo
 from ..contracts import AppendResult, ContextSnapshot, PhiGuard, SettingsGuard
 from ..rows import entry_from_json, event_from_json, session_from_json
 from ..timeline import check_write_guards, plan_close, plan_entry, plan_event
-from .connection import UNAVAILABLE, Lease, Turn, keep_session, refused, translate
+from .connection import (
+    UNAVAILABLE,
+    Lease,
+    Turn,
+    keep_session,
+    not_answering,
+    refused,
+)
 from .items import PostgresItems
 from .migrations import SCHEMA_VERSION, apply_migrations, schema_version
 from .search import PostgresSearch
@@ -139,7 +146,7 @@ class PostgresStore(LaterLayersMixin, PostgresSearch, PostgresItems):
                 reset=keep_session,
             )
         except UNAVAILABLE as exc:
-            raise translate(exc) from exc
+            raise not_answering(exc, self.dsn) from exc
         except asyncpg.PostgresError as exc:
             error = refused(exc)
             if error is None:
