@@ -23,11 +23,12 @@ from unimem.stores.contracts import (
     SweepReportStore,
     TimelineStore,
     UserDataStore,
+    VaultStore,
 )
 from unimem.stores.layered import LayeredStore
 from unimem.stores.postgres import PostgresStore
 
-CONCERNS = (StoreLifecycle, TimelineStore, SessionStore, UserDataStore, PrivacyStore)
+CONCERNS = (StoreLifecycle, TimelineStore, SessionStore, UserDataStore, PrivacyStore, VaultStore)
 IMPLEMENTATIONS = (
     InMemoryStore,
     SQLiteStore,
@@ -52,7 +53,7 @@ def _params(sig: inspect.Signature) -> list[tuple[str, object]]:
 
 def test_the_contract_is_the_union_of_its_concerns() -> None:
     members = [name for concern in CONCERNS for name in _methods(concern)]
-    assert len(members) == len(set(members)) == 28  # each method in one concern only
+    assert len(members) == len(set(members)) == 30  # each method in one concern only
     assert set(members) == {
         name
         for name in dir(DurableStore)

@@ -41,6 +41,7 @@ from ..stores.contracts import (
     PhiGuard,
     SessionTtlStore,
     SettingsGuard,
+    VaultValue,
 )
 from ..stores.items import item_store_of
 from ..stores.search import KeywordHit
@@ -140,6 +141,7 @@ class EncryptedStore:
         settings_guard: SettingsGuard | None = None,
         events_after: Sequence[MemoryEvent] = (),
         phi_guard: PhiGuard | None = None,
+        vault: Sequence[VaultValue] = (),
     ) -> AppendResult:
         result = await self.inner.append_entry(
             self._seal_entry(entry),
@@ -147,6 +149,7 @@ class EncryptedStore:
             settings_guard=settings_guard,
             events_after=events_after,
             phi_guard=phi_guard,
+            vault=vault,
         )
         result.entry = self._open_entry(result.entry)
         return result
@@ -312,6 +315,12 @@ class EncryptedStore:
             for s in data.get("summaries", [])
         ]
         return data
+
+    async def put_vault_values(self, values: Sequence[VaultValue]) -> None:
+        await self.inner.put_vault_values(values)
+
+    async def get_vault_values(self, user_id: str, session_ids: Sequence[str]) -> list[VaultValue]:
+        return await self.inner.get_vault_values(user_id, session_ids)
 
     async def append_audit(self, record: AuditRecord) -> None:
         await self.inner.append_audit(record)

@@ -48,6 +48,10 @@ class SessionTokens:
                 counters[kind] = max(counters.get(kind, 0), number)
         data = {"version": _MAP_VERSION, "counters": counters, "tokens": tokens}
         self.map = PhiTokenMap.from_dict(data, key=session_key(key, session_id))
+        self._known = set(tokens.values())
+        #: values of the tokens made since loading or the last commit (in memory
+        #: only, for the PHI vault: ``unimem.privacy.vault``)
+        self._values: dict[str, str] = {}
 
     @classmethod
     def from_events(
@@ -65,11 +69,22 @@ class SessionTokens:
 
     def token(self, phi_type: str, value: str) -> str:
         """The token of ``value``: the one it had before in the session, or the next free one."""
-        return self.map.token_for(phi_type, value)
+        token = self.map.token_for(phi_type, value)
+        if token not in self._known:
+            self._known.add(token)
+            self._values[token] = value
+        return token
 
     def commit(self) -> None:
         """Mark the entries added so far as kept (their event was stored)."""
         self.map.mark_saved()
+        self._values = {}
+
+    @property
+    def new_values(self) -> dict[str, str]:
+        """Token -> original value of the tokens made since loading or the last
+        :meth:`commit`: what the PHI vault keeps with them (never logged)."""
+        return dict(self._values)
 
     @property
     def added(self) -> dict[str, str]:

@@ -29,6 +29,7 @@ from ..stores.contracts import (
     PhiGuard,
     SessionTtlStore,
     SettingsGuard,
+    VaultValue,
 )
 from ..stores.items import item_store_of
 from ..stores.search import KeywordHit, keyword_search_of
@@ -77,6 +78,7 @@ class TimedStore:
         settings_guard: SettingsGuard | None = None,
         events_after: Sequence[MemoryEvent] = (),
         phi_guard: PhiGuard | None = None,
+        vault: Sequence[VaultValue] = (),
     ) -> AppendResult:
         return await self._timed(
             "append_entry",
@@ -86,6 +88,7 @@ class TimedStore:
                 settings_guard=settings_guard,
                 events_after=events_after,
                 phi_guard=phi_guard,
+                vault=vault,
             ),
         )
 
@@ -210,6 +213,14 @@ class TimedStore:
 
     async def export_user(self, user_id: str) -> dict[str, Any]:
         return await self._timed("export_user", self.inner.export_user(user_id))
+
+    async def put_vault_values(self, values: Sequence[VaultValue]) -> None:
+        return await self._timed("put_vault_values", self.inner.put_vault_values(values))
+
+    async def get_vault_values(self, user_id: str, session_ids: Sequence[str]) -> list[VaultValue]:
+        return await self._timed(
+            "get_vault_values", self.inner.get_vault_values(user_id, session_ids)
+        )
 
     async def append_audit(self, record: AuditRecord) -> None:
         return await self._timed("append_audit", self.inner.append_audit(record))

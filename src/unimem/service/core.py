@@ -7,6 +7,7 @@ from ..config import MemoryConfig
 from ..errors import SessionNotFoundError
 from ..live_bus import LiveBus
 from ..models import MemorySettings, SessionInfo
+from ..privacy.crypto import Keyring
 from ..privacy.pipeline import PrivacyPipeline
 from ..privacy.write_settings import WriteSettings
 from ..stores.contracts import DurableStore
@@ -47,6 +48,9 @@ class ServiceCore:
         self.privacy = privacy if privacy is not None else PrivacyPipeline()
         #: The settings each owner's last write used (``unimem.privacy.write_settings``).
         self.write_settings = WriteSettings()
+        #: The keys sealing content at rest and the PHI vault's values (``None``:
+        #: encryption off, and the vault with it: tokens only).
+        self.keyring: Keyring | None = None
 
     async def setup(self) -> None:
         """Open the store and create or migrate its schema. Idempotent."""

@@ -30,7 +30,8 @@ from ..privacy.deletion import (
 from ..privacy.encrypted_store import EncryptedStore
 from ..privacy.pipeline import EntryWrite, PhiTally
 from ..privacy.pseudonyms import SessionTokens
-from ..stores.contracts import DeleteScope, DurableStore
+from ..privacy.vault import seal_values
+from ..stores.contracts import DeleteScope, DurableStore, VaultValue
 from ..stores.items import item_store_of
 from ..validation import check_id, check_range
 from .core import ServiceCore
@@ -64,6 +65,7 @@ class PrivacyOperations:
             store.inner if isinstance(store, EncryptedStore) else store, keyring
         )
         self._core.privacy.token_key = keyring.digest_key
+        self._core.keyring = keyring
         return True
 
     async def rotate_encryption(self, user_ids: Sequence[str]) -> int:
@@ -140,12 +142,44 @@ class PrivacyOperations:
             data=tally.event_data(tokens, entry_id=entry.id, entry_seq=None),
         )
 
+    def vault_values(
+        self,
+        tokens: SessionTokens | None,
+        user_id: str,
+        session_id: str,
+        created_at: datetime | None,
+    ) -> list[VaultValue]:
+        """The sealed values of the tokens ``tokens`` made since they were last
+        recorded, for the PHI vault (none without a keyring: tokens only)."""
+        keyring = self._core.keyring
+        if keyring is None or tokens is None:
+            return []
+        values = tokens.new_values
+        if not values:
+            return []
+        return seal_values(keyring, user_id, session_id, values, created_at or utcnow())
+
+    async def keep_values(
+        self,
+        tokens: SessionTokens | None,
+        user_id: str,
+        session_id: str,
+        created_at: datetime | None,
+    ) -> None:
+        """Store the vault values of ``tokens``' new tokens now, before the record
+        holding them (a value may be kept without its token, never the reverse)."""
+        values = self.vault_values(tokens, user_id, session_id, created_at)
+        if values:
+            await (await self._core.ready_store()).put_vault_values(values)
+
     async def record_phi(
         self, tally: PhiTally, tokens: SessionTokens | None, item: MemoryEntry | MemoryEvent
     ) -> None:
-        """Record a ``phi_detected`` event for ``item``: types and counts, never values."""
+        """Record a ``phi_detected`` event for ``item``: types and counts, never
+        values (those go to the vault, sealed, when a keyring is set)."""
         if not tally.total:
             return
+        await self.keep_values(tokens, item.user_id, item.session_id, item.timestamp)
         if isinstance(item, MemoryEntry):
             ids: dict[str, Any] = {"entry_id": item.id, "entry_seq": item.seq}
         else:

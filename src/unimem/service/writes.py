@@ -151,6 +151,13 @@ class SessionWrites:
                 return write.entry
             # the phi_detected event (types and counts) commits with the entry
             phi_event = self._privacy.phi_event(write.phi, write.tokens, write.entry)
+            # the values of the tokens it introduces commit with it too (the vault)
+            vault = self._privacy.vault_values(
+                write.tokens if phi_event is not None else None,
+                write.entry.user_id,
+                session_id,
+                write.entry.timestamp,
+            )
             try:
                 result = await store.append_entry(
                     write.entry,
@@ -158,6 +165,7 @@ class SessionWrites:
                     settings_guard=known.guard,
                     events_after=(phi_event,) if phi_event is not None else (),
                     phi_guard=write.phi_guard,
+                    vault=vault,
                 )
             except SettingsChanged as changed:
                 known = self._core.write_settings.changed(owner, changed.current)
@@ -212,6 +220,7 @@ class SessionWrites:
         )
         if tally.total:
             event = event.model_copy(update={"data": data_out})
+            await self._privacy.keep_values(tokens, owner, session_id, event.timestamp)
         stored = await store.append_event(event)
         self._core.live.publish(session_id, "event", stored)
         if tally.total:

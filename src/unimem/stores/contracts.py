@@ -2,9 +2,9 @@
 
 A backend is a :class:`DurableStore`: the authority for a session's order
 (``seq``), its state (current mode and language, owner) and everything kept
-long-term. The contract is the union of five protocols, one per concern
+long-term. The contract is the union of six protocols, one per concern
 (:class:`TimelineStore`, :class:`SessionStore`, :class:`UserDataStore`,
-:class:`PrivacyStore`, :class:`StoreLifecycle`), so a consumer can ask for
+:class:`PrivacyStore`, :class:`VaultStore`, :class:`StoreLifecycle`), so a consumer can ask for
 only what it uses. What only some stores can do is a named capability
 (:class:`SessionTtlStore`, :class:`EventStateStore`, :class:`SweepReportStore`,
 :class:`ItemStore`),
@@ -50,6 +50,8 @@ __all__ = [
     "TimelineStore",
     "TokensChanged",
     "UserDataStore",
+    "VaultStore",
+    "VaultValue",
 ]
 
 DeleteScope = Literal["session", "day", "all"]
@@ -131,6 +133,24 @@ class TokensChanged(Exception):
         super().__init__("the session's PHI tokens changed while the entry was prepared")
 
 
+@dataclass(frozen=True, slots=True)
+class VaultValue:
+    """One PHI token's original value, sealed: what the PHI vault keeps.
+
+    ``session_id`` is the session that numbers the token. ``sealed`` is the
+    value encrypted with the keyring (``enc:v1:...``), its associated data
+    binding user, session and token (:mod:`unimem.privacy.vault`); a store
+    never sees the value itself. ``created_at`` is the time of the record that
+    introduced the token: the vault row lives as long as that record does.
+    """
+
+    user_id: str
+    session_id: str
+    token: str
+    sealed: str
+    created_at: datetime
+
+
 @dataclass(slots=True)
 class ContextSnapshot:
     """Everything ``get_context`` needs from a store, fetched together.
@@ -174,6 +194,7 @@ class TimelineStore(Protocol):
         settings_guard: SettingsGuard | None = None,
         events_after: Sequence[MemoryEvent] = (),
         phi_guard: PhiGuard | None = None,
+        vault: Sequence[VaultValue] = (),
     ) -> AppendResult:
         """Store ``entry`` (id, user, timestamp filled) atomically with the events it causes.
 
@@ -183,6 +204,8 @@ class TimelineStore(Protocol):
         :func:`~unimem.stores.timeline.plan_entry`); a retried entry stores none of them. With
         ``phi_guard``, raises :class:`TokensChanged` (nothing stored) unless the
         session's last ``phi_detected`` event is still the one it names.
+        ``vault`` (the sealed values of the tokens the entry introduced) is
+        stored in the same transaction (see :meth:`VaultStore.put_vault_values`).
 
         Assigns ``seq``. An entry whose ``id`` is already stored in the session is
         not stored again: the stored one is returned with ``created=False``.
@@ -342,9 +365,34 @@ class PrivacyStore(Protocol):
         """The last ``limit`` audit records about the user, oldest first."""
 
 
+class VaultStore(Protocol):
+    """The PHI vault: each user's sealed token values (:class:`VaultValue`).
+
+    Deletion takes the vault with the data (crypto-shredding):
+    :meth:`PrivacyStore.delete_user_data` removes the values of the sessions
+    it deletes (``session``), those created since ``since`` (``day``) or all
+    the user's (``all``), and :meth:`PrivacyStore.sweep_expired` those created
+    before their owner's cutoff, as it does the ``phi_detected`` events that
+    number the tokens. :meth:`PrivacyStore.export_user` never includes them.
+    """
+
+    async def put_vault_values(self, values: Sequence[VaultValue]) -> None:
+        """Store sealed values atomically; a token already in the vault keeps its
+        first value (a token means one value in its session)."""
+
+    async def get_vault_values(self, user_id: str, session_ids: Sequence[str]) -> list[VaultValue]:
+        """The user's sealed values of these sessions (another user's: none)."""
+
+
 @runtime_checkable
 class DurableStore(
-    StoreLifecycle, TimelineStore, SessionStore, UserDataStore, PrivacyStore, Protocol
+    StoreLifecycle,
+    TimelineStore,
+    SessionStore,
+    UserDataStore,
+    PrivacyStore,
+    VaultStore,
+    Protocol,
 ):
     """The whole contract of a storage backend (in-process, SQLite, PostgreSQL,
     the Redis-fronted layered store, and the wrappers around any of them)."""

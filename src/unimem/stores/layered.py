@@ -46,6 +46,7 @@ from .contracts import (
     PhiGuard,
     SettingsGuard,
     SweepReportStore,
+    VaultValue,
 )
 from .items import item_store_of
 from .redis.cache import EVENT_KEEP, CachedUser, SessionCache
@@ -121,6 +122,7 @@ class LayeredStore:
         settings_guard: SettingsGuard | None = None,
         events_after: Sequence[MemoryEvent] = (),
         phi_guard: PhiGuard | None = None,
+        vault: Sequence[VaultValue] = (),
     ) -> AppendResult:
         result = await self.durable.append_entry(
             entry,
@@ -128,6 +130,7 @@ class LayeredStore:
             settings_guard=settings_guard,
             events_after=events_after,
             phi_guard=phi_guard,
+            vault=vault,
         )
         state = result.session
         if not result.created or state is None:
@@ -471,6 +474,12 @@ class LayeredStore:
 
     async def export_user(self, user_id: str) -> dict[str, Any]:
         return await self.durable.export_user(user_id)
+
+    async def put_vault_values(self, values: Sequence[VaultValue]) -> None:
+        await self.durable.put_vault_values(values)
+
+    async def get_vault_values(self, user_id: str, session_ids: Sequence[str]) -> list[VaultValue]:
+        return await self.durable.get_vault_values(user_id, session_ids)
 
     async def append_audit(self, record: AuditRecord) -> None:
         await self.durable.append_audit(record)

@@ -28,9 +28,11 @@ from .contracts import (
     FactsChanged,
     PhiGuard,
     SettingsGuard,
+    VaultValue,
 )
 from .memory_items import MemoryItems
 from .memory_search import EntryIndex
+from .memory_vault import MemoryVault
 from .search import KeywordHit
 from .timeline import apply_entry_changes, check_write_guards, plan_close, plan_entry, plan_event
 
@@ -90,6 +92,8 @@ class InMemoryStore(MemoryItems):
         self._search = EntryIndex()
         #: namespaced items per user (``unimem.stores.memory_items``)
         self._items: dict[str, dict[tuple[str, str], StoredItem]] = {}
+        #: sealed PHI token values (``unimem.stores.memory_vault``)
+        self._vault = MemoryVault()
 
     async def setup(self) -> None:
         return None
@@ -105,6 +109,7 @@ class InMemoryStore(MemoryItems):
         settings_guard: SettingsGuard | None = None,
         events_after: Sequence[MemoryEvent] = (),
         phi_guard: PhiGuard | None = None,
+        vault: Sequence[VaultValue] = (),
     ) -> AppendResult:
         session = self._sessions.get(entry.session_id)
         if settings_guard is not None or phi_guard is not None:
@@ -134,6 +139,7 @@ class InMemoryStore(MemoryItems):
         session.by_id[stored.id] = stored
         session.events.extend(events)
         self._search.add(stored)
+        self._vault.put(vault)
         return AppendResult(stored, events, created=True, session=state)
 
     async def append_event(self, event: MemoryEvent) -> MemoryEvent:
@@ -317,10 +323,12 @@ class InMemoryStore(MemoryItems):
             for sid in mine:
                 self._drop_session(sid, counts)
             counts["facts"] = len(self._facts.pop(user_id, {}))
+            self._vault.drop(user_id)
         elif scope == "session":
             dropped = set(session_ids) & set(mine)
             for sid in dropped:
                 self._drop_session(sid, counts)
+            self._vault.drop_sessions(user_id, dropped)
             facts = self._facts.get(user_id, {})
             # facts found in those sessions' turns go with them; pinned ones stay
             for fact in [
@@ -352,6 +360,7 @@ class InMemoryStore(MemoryItems):
             for fact in [f for f in facts.values() if not _before(f.created_at, since)]:
                 del facts[fact.id]
                 counts["facts"] += 1
+            self._vault.drop_since(user_id, since)
         else:
             raise InvalidInputError(
                 f"scope must be session, day or all, got {scope!r}", field="scope"
@@ -391,6 +400,12 @@ class InMemoryStore(MemoryItems):
                 if _before(fact.created_at, cutoff):
                     del facts[fact.id]
                     deleted += 1
+        for user_id in self._vault.users():
+            settings = self._settings.get(user_id)
+            days = settings.retention_days if settings else default_retention_days
+            cutoff = now - timedelta(days=days)
+            # a token's value expires with the phi_detected event that numbered it
+            self._vault.drop_before(user_id, cutoff)
         return deleted
 
     async def export_user(self, user_id: str) -> dict[str, Any]:
@@ -409,6 +424,12 @@ class InMemoryStore(MemoryItems):
                 if s.state.session_id in self._summaries
             ],
         }
+
+    async def put_vault_values(self, values: Sequence[VaultValue]) -> None:
+        self._vault.put(values)
+
+    async def get_vault_values(self, user_id: str, session_ids: Sequence[str]) -> list[VaultValue]:
+        return self._vault.get(user_id, session_ids)
 
     async def append_audit(self, record: AuditRecord) -> None:
         self._audit.setdefault(record.user_id, []).append(record)

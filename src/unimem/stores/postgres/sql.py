@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from .vault import VAULT_CTE
+
 __all__ = ["CONTEXT", "STATE", "WRITE_EXISTING", "WRITE_NEW"]
 
 STATE = """
@@ -14,6 +16,7 @@ FROM sessions s WHERE s.session_id = $1
 # settings JSON the entry was prepared under, $17 whether to hold the write to it
 # (see SettingsGuard), $18 whether to hold it to the session's last phi_detected
 # event being $19 (see PhiGuard): the session row is written only if all match.
+# $20..$22: the entry's PHI vault values (unimem.stores.postgres.vault).
 _LAST_PHI = (
     "(SELECT max(ph.seq) FROM events ph WHERE ph.session_id = $1 "
     "AND ph.event_type = 'phi_detected')"
@@ -34,7 +37,9 @@ _WRITE_TAIL = (
     FROM s, unnest($11::bigint[], $12::text[], $13::text[], $14::timestamptz[], $15::text[])
          AS u(seq, id, t, ts, d)
     RETURNING 1
-)
+)"""
+    + VAULT_CTE
+    + """
 SELECT (SELECT count(*) FROM s),
        CASE WHEN $17::bool AND NOT EXISTS (SELECT 1 FROM s)
             THEN (SELECT data::text FROM settings WHERE user_id = $2) END,

@@ -31,7 +31,7 @@ import asyncpg
 
 from ...errors import ConfigurationError, StoreUnavailableError
 from ...models import MemoryEntry, MemoryEvent, MemorySettings, SessionInfo
-from ..contracts import AppendResult, ContextSnapshot, PhiGuard, SettingsGuard
+from ..contracts import AppendResult, ContextSnapshot, PhiGuard, SettingsGuard, VaultValue
 from ..rows import entry_from_json, event_from_json, session_from_json
 from ..timeline import check_write_guards, plan_close, plan_entry, plan_event
 from .connection import (
@@ -47,6 +47,7 @@ from .migrations import SCHEMA_VERSION, apply_migrations, schema_version
 from .search import PostgresSearch
 from .sql import CONTEXT, STATE, WRITE_EXISTING, WRITE_NEW
 from .user_data import LaterLayersMixin
+from .vault import PostgresVault, vault_params
 
 __all__ = ["PostgresStore"]
 
@@ -66,7 +67,7 @@ class _CachedState:
         self.version = version
 
 
-class PostgresStore(LaterLayersMixin, PostgresSearch, PostgresItems):
+class PostgresStore(LaterLayersMixin, PostgresSearch, PostgresItems, PostgresVault):
     """Durable store on PostgreSQL through an asyncpg pool.
 
     Args:
@@ -246,6 +247,7 @@ class PostgresStore(LaterLayersMixin, PostgresSearch, PostgresItems):
         guard: SettingsGuard | None = None,
         entry_json: str | None = None,
         phi_guard: PhiGuard | None = None,
+        vault: Sequence[VaultValue] = (),
     ) -> bool:
         """One statement; whether it wrote (``False``: the session's version moved).
 
@@ -276,6 +278,7 @@ class PostgresStore(LaterLayersMixin, PostgresSearch, PostgresItems):
             guard is not None,
             phi_guard is not None,
             phi_guard.last_seq if phi_guard is not None else None,
+            *vault_params(vault),
         )
         assert row is not None
         if row[0]:
@@ -293,6 +296,7 @@ class PostgresStore(LaterLayersMixin, PostgresSearch, PostgresItems):
         guard: SettingsGuard | None = None,
         entry_json: str | None = None,
         phi_guard: PhiGuard | None = None,
+        vault: Sequence[VaultValue] = (),
     ) -> bool:
         """The write planned from the cached state (compare-and-set on its version).
 
@@ -302,7 +306,7 @@ class PostgresStore(LaterLayersMixin, PostgresSearch, PostgresItems):
         """
         try:
             written = await self._write(
-                conn, state, cached.version, entry, events, guard, entry_json, phi_guard
+                conn, state, cached.version, entry, events, guard, entry_json, phi_guard, vault
             )
         except asyncpg.UniqueViolationError:
             return False
@@ -318,6 +322,7 @@ class PostgresStore(LaterLayersMixin, PostgresSearch, PostgresItems):
         settings_guard: SettingsGuard | None = None,
         events_after: Sequence[MemoryEvent] = (),
         phi_guard: PhiGuard | None = None,
+        vault: Sequence[VaultValue] = (),
     ) -> AppendResult:
         async with self._serial(entry.session_id), self._conn() as conn:
             cached = self._states.get(entry.session_id)
@@ -327,11 +332,11 @@ class PostgresStore(LaterLayersMixin, PostgresSearch, PostgresItems):
                 )
                 text = stored.model_dump_json()
                 if await self._write_planned(
-                    conn, cached, state, stored, events, settings_guard, text, phi_guard
+                    conn, cached, state, stored, events, settings_guard, text, phi_guard, vault
                 ):
                     return AppendResult(stored, events, True, state, text)
             return await self._append_locked(
-                conn, entry, trigger, settings_guard, events_after, phi_guard
+                conn, entry, trigger, settings_guard, events_after, phi_guard, vault
             )
 
     async def _append_locked(
@@ -342,6 +347,7 @@ class PostgresStore(LaterLayersMixin, PostgresSearch, PostgresItems):
         guard: SettingsGuard | None = None,
         events_after: Sequence[MemoryEvent] = (),
         phi_guard: PhiGuard | None = None,
+        vault: Sequence[VaultValue] = (),
     ) -> AppendResult:
         for _ in range(3):
             async with conn.transaction():
@@ -359,7 +365,7 @@ class PostgresStore(LaterLayersMixin, PostgresSearch, PostgresItems):
                 )
                 text = stored.model_dump_json()
                 if await self._write(
-                    conn, new_state, version, stored, events, guard, text, phi_guard
+                    conn, new_state, version, stored, events, guard, text, phi_guard, vault
                 ):
                     self._remember(new_state, version + 1)
                     return AppendResult(stored, events, True, new_state, text)

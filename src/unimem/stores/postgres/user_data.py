@@ -27,6 +27,7 @@ from ...models import (
 from ..contracts import RECENT_SCAN, DeleteScope, FactsChanged
 from ..rows import entry_from_json, session_from_json
 from ..timeline import apply_entry_changes
+from .vault import delete_vault, sweep_vault
 
 __all__ = ["LaterLayersMixin"]
 
@@ -253,6 +254,7 @@ class LaterLayersMixin:
                 row = await conn.fetchrow(_delete_all_sql(_KINDS, by_session=False), user_id)
                 assert row is not None
                 counts.update(zip(_KINDS, row, strict=True))
+                await delete_vault(conn, user_id)
                 self.forget(everything=True)
             elif scope == "day":
                 if since is None:
@@ -291,6 +293,7 @@ class LaterLayersMixin:
                         "DELETE FROM facts WHERE user_id = $1 AND created_at >= $2", user_id, since
                     )
                 )
+                await delete_vault(conn, user_id, since=since)
                 self.forget(ids)
             elif scope == "session":
                 ids = list(session_ids)
@@ -307,6 +310,7 @@ class LaterLayersMixin:
                         ids,
                     )
                 )
+                await delete_vault(conn, user_id, session_ids=ids)
                 self.forget(ids)
             else:
                 raise InvalidInputError(
@@ -367,6 +371,8 @@ class LaterLayersMixin:
                     default_retention_days,
                 )
             )
+            # a token's value expires with the phi_detected event that numbered it
+            await sweep_vault(conn, cutoff, now, default_retention_days)
             rows = await conn.fetch(
                 f"DELETE FROM sessions WHERE last_active_at < {cutoff.format(t='sessions')} "
                 "AND NOT EXISTS (SELECT 1 FROM entries e WHERE e.session_id = sessions.session_id)"

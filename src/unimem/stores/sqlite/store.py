@@ -18,12 +18,13 @@ from pathlib import Path
 
 from ...errors import SchemaError, StoreUnavailableError
 from ...models import MemoryEntry, MemoryEvent, MemorySettings, SessionInfo
-from ..contracts import AppendResult, ContextSnapshot, PhiGuard, SettingsGuard
+from ..contracts import AppendResult, ContextSnapshot, PhiGuard, SettingsGuard, VaultValue
 from ..rows import entry_from_json, event_from_json, session_from_json
 from ..timeline import check_write_guards, plan_close, plan_entry, plan_event
 from .items import ITEMS_MIGRATION, SQLiteItems
 from .search import SEARCH_MIGRATION, SQLiteSearch, register
 from .user_data import SQLiteLayers
+from .vault import VAULT_MIGRATION, SQLiteVault, insert_values
 
 __all__ = ["SQLiteStore"]
 
@@ -110,6 +111,7 @@ MIGRATIONS: list[tuple[int, str | tuple[str, ...]]] = [
     ),
     (3, SEARCH_MIGRATION),  # the keyword index (unimem.stores.sqlite.search)
     (4, ITEMS_MIGRATION),  # namespaced items (unimem.stores.sqlite.items)
+    (5, VAULT_MIGRATION),  # the PHI vault (unimem.stores.sqlite.vault)
 ]
 
 SCHEMA_VERSION = MIGRATIONS[-1][0]
@@ -128,13 +130,14 @@ def path_from_url(url: str) -> str:
     return rest or ":memory:"
 
 
-class SQLiteStore(SQLiteLayers, SQLiteSearch, SQLiteItems):
+class SQLiteStore(SQLiteLayers, SQLiteSearch, SQLiteItems, SQLiteVault):
     """Durable embedded store in one SQLite file.
 
     The later layers (facts, summaries, deletion, sweep, export, audit) live in
     :class:`~unimem.stores.sqlite.user_data.SQLiteLayers`, keyword search in
     :class:`~unimem.stores.sqlite.search.SQLiteSearch`, namespaced items in
-    :class:`~unimem.stores.sqlite.items.SQLiteItems`.
+    :class:`~unimem.stores.sqlite.items.SQLiteItems`, the PHI vault in
+    :class:`~unimem.stores.sqlite.vault.SQLiteVault`.
     """
 
     def __init__(self, path: str | Path, *, migrate: bool = True, durable_fsync: bool = False):
@@ -288,6 +291,7 @@ class SQLiteStore(SQLiteLayers, SQLiteSearch, SQLiteItems):
         settings_guard: SettingsGuard | None = None,
         events_after: Sequence[MemoryEvent] = (),
         phi_guard: PhiGuard | None = None,
+        vault: Sequence[VaultValue] = (),
     ) -> AppendResult:
         with self._tx() as cur:
             if settings_guard is not None or phi_guard is not None:
@@ -323,6 +327,7 @@ class SQLiteStore(SQLiteLayers, SQLiteSearch, SQLiteItems):
             )
             self._insert_events(cur, events)
             self._save_state(cur, state)
+            insert_values(cur, vault)
         return AppendResult(stored, events, created=True, session=state)
 
     async def append_event(self, event: MemoryEvent) -> MemoryEvent:

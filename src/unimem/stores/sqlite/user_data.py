@@ -21,6 +21,7 @@ from ..contracts import RECENT_SCAN, DeleteScope, FactsChanged
 from ..rows import entry_from_json, event_from_json, session_from_json
 from ..timeline import apply_entry_changes
 from .search import purge_deleted_terms
+from .vault import delete_vault, sweep_vault
 
 __all__ = ["SQLiteLayers"]
 
@@ -202,6 +203,7 @@ class SQLiteLayers:
                 (user_id, sid),
             )
             counts["facts"] += cur.rowcount
+        delete_vault(cur, user_id, session_ids=ids)
         return counts
 
     async def delete_user_data(
@@ -226,6 +228,7 @@ class SQLiteLayers:
                 for kind in _DELETE_KINDS:
                     cur.execute(f"DELETE FROM {kind} WHERE user_id = ?", (user_id,))
                     counts[kind] = cur.rowcount
+                delete_vault(cur, user_id)
             else:
                 counts = self._delete_since(cur, user_id, _us(since))
         self._scrub()
@@ -256,6 +259,7 @@ class SQLiteLayers:
         _recount(cur, sorted(touched))
         cur.execute("DELETE FROM facts WHERE user_id = ? AND created_us >= ?", (user_id, cutoff))
         counts["facts"] = cur.rowcount
+        delete_vault(cur, user_id, since_us=cutoff)
         return counts
 
     def _scrub(self) -> None:
@@ -304,6 +308,8 @@ class SQLiteLayers:
                 if table != "summaries":
                     touched.update(r[0] for r in rows)
             _recount(cur, sorted(touched))
+            # a token's value expires with the phi_detected event that numbered it
+            vault_gone = sweep_vault(cur, cutoff, args)
             cur.execute(
                 f"DELETE FROM sessions WHERE last_active_us < {cutoff.format(t='sessions')} "
                 "AND NOT EXISTS (SELECT 1 FROM entries e WHERE e.session_id = sessions.session_id) "
@@ -315,7 +321,7 @@ class SQLiteLayers:
                 "DELETE FROM summaries WHERE session_id NOT IN (SELECT session_id FROM sessions)"
             )
             deleted += cur.rowcount
-        if deleted:
+        if deleted or vault_gone:
             self._scrub()
         return deleted
 

@@ -1,0 +1,124 @@
+"""The PHI vault's pure part: sealing token values and putting them back in text.
+
+With ``anonymize_phi`` on, stored text holds tokens (``[PERSON_1]``). The vault
+keeps, per user, each token's original value, sealed with the keyring
+(AES-GCM, :mod:`unimem.privacy.crypto`) under associated data that binds the
+user, the session that numbers the token and the token: a sealed value copied
+to another user, session or token does not open. Stores
+see only :class:`~unimem.stores.contracts.VaultValue` rows; this module does
+no I/O.
+
+:func:`reveal_text` puts the values back in a text (re-identification) for
+the owner and for an LLM the deployment trusts; a token without a value (its
+record deleted, or written before the vault was on) stays a token.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from datetime import datetime
+from typing import Any
+
+from ..errors import StoreError
+from ..stores.contracts import VaultValue
+from .crypto import Keyring
+
+__all__ = [
+    "TOKEN_RE",
+    "VaultValues",
+    "open_values",
+    "reveal_text",
+    "reveal_value",
+    "seal_values",
+    "tokens_in",
+]
+
+#: A token as the pipeline writes it (``[PERSON_1]``, ``[DATE_12]``).
+TOKEN_RE = re.compile(r"\[[A-Z][A-Z0-9_]*?_\d+\]")
+#: Token -> value, for one session.
+VaultValues = dict[str, str]
+
+
+def _aad(user_id: str, session_id: str, token: str) -> str:
+    return f"unimem vault\x1f{user_id}\x1f{session_id}\x1f{token}"
+
+
+def seal_values(
+    keyring: Keyring,
+    user_id: str,
+    session_id: str,
+    values: Mapping[str, str],
+    created_at: datetime,
+) -> list[VaultValue]:
+    """``values`` (token -> original value) sealed for the vault."""
+    return [
+        VaultValue(
+            user_id=user_id,
+            session_id=session_id,
+            token=token,
+            sealed=keyring.encrypt(value, _aad(user_id, session_id, token)),
+            created_at=created_at,
+        )
+        for token, value in sorted(values.items())
+    ]
+
+
+def open_values(keyring: Keyring, rows: Iterable[VaultValue]) -> dict[str, VaultValues]:
+    """Session id -> token -> value of the rows that open with the keyring; a row
+    that does not (a key no longer configured, or tampered) is left out, so its
+    token stays a token."""
+    opened: dict[str, VaultValues] = {}
+    for row in rows:
+        try:
+            value = keyring.decrypt(row.sealed, _aad(row.user_id, row.session_id, row.token))
+        except StoreError:
+            continue
+        opened.setdefault(row.session_id, {})[row.token] = value
+    return opened
+
+
+def tokens_in(text: str) -> set[str]:
+    """The tokens a text holds."""
+    return set(TOKEN_RE.findall(text)) if "[" in text else set()
+
+
+def reveal_text(text: str, values: Mapping[str, str]) -> tuple[str, int]:
+    """``text`` with every token that has a value replaced by it, and how many
+    were replaced."""
+    if "[" not in text or not values:
+        return text, 0
+    count = 0
+
+    def put_back(match: re.Match[str]) -> str:
+        nonlocal count
+        value = values.get(match.group(0))
+        if value is None:
+            return match.group(0)
+        count += 1
+        return value
+
+    return TOKEN_RE.sub(put_back, text), count
+
+
+def reveal_value(value: Any, values: Mapping[str, str]) -> tuple[Any, int]:
+    """:func:`reveal_text` on every string of ``value`` (strings, lists and dicts
+    of them; dict keys stay), and how many tokens were replaced."""
+    if isinstance(value, str):
+        return reveal_text(value, values)
+    if isinstance(value, Mapping):
+        total = 0
+        out: dict[Any, Any] = {}
+        for key, item in value.items():
+            out[key], count = reveal_value(item, values)
+            total += count
+        return out, total
+    if isinstance(value, list):
+        total = 0
+        items: list[Any] = []
+        for item in value:
+            revealed, count = reveal_value(item, values)
+            items.append(revealed)
+            total += count
+        return items, total
+    return value, 0
