@@ -82,13 +82,14 @@ async def test_pin_entry_pins_its_content(service):
     )
     again = await service.pin_entry("s1", entry.id, user_id="alice")
     assert again.id == fact.id
-    assert len(await service.list_facts(user_id="alice")) == 1
+    pinned = [f for f in await service.list_facts(user_id="alice") if f.kind == "pinned_entry"]
+    assert pinned == [fact]
     await _chatter(service, "s1", 60, user_id="alice")
     context = await service.build_llm_context("s1", "hi", max_tokens=150, user_id="alice")
     assert "- [pinned_entry] I'm allergic to sulfa drugs." in context[1]["content"]
     assert await service.delete_fact(fact.id, user_id="alice")
     context = await service.build_llm_context("s1", "hi", max_tokens=150, user_id="alice")
-    assert "Pinned facts" not in "\n".join(m["content"] for m in context)
+    assert "[pinned_entry]" not in "\n".join(m["content"] for m in context)
 
 
 async def test_pin_entry_errors(service):

@@ -31,6 +31,7 @@ PURE = (
     "unimem.context.budget",
     "unimem.context.builder",
     "unimem.context.extractive",
+    "unimem.context.fact_block",
     "unimem.privacy.phi",
     "unimem.privacy.pseudonyms",
     "unimem.facts",

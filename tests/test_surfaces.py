@@ -42,6 +42,8 @@ AGENT_TOOLS = {
     "delete_memory",
     "add_fact",
     "list_facts",
+    "confirm_fact",
+    "correct_fact",
     "delete_fact",
     "pin_entry",
     # an agent's namespaced long-term memory (LangGraph's store, over MCP too)

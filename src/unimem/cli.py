@@ -485,7 +485,8 @@ def mcp(user: str, database_url: str | None) -> None:
     """Serve memory tools to an MCP client over stdin/stdout.
 
     Tools: add_entry, get_context, get_history, list_sessions, delete_memory,
-    add_fact, list_facts, delete_fact. The store is opened as `unimem serve`
+    add_fact, list_facts, confirm_fact, correct_fact, delete_fact, pin_entry,
+    search_memory. The store is opened as `unimem serve`
     opens it (UNIMEM_DATABASE_URL, UNIMEM_REDIS_URL, UNIMEM_ENCRYPTION_KEYS and
     the UNIMEM_* limits apply). An MCP host starts this in a directory of its
     choosing: set UNIMEM_DATA_DIR (or UNIMEM_DATABASE_URL) in its server entry,
@@ -501,6 +502,11 @@ def mcp(user: str, database_url: str | None) -> None:
     click.echo(f"unimem {__version__} mcp: store {_where(url)}, user {user!r}", err=True)
     _run(serve_stdio(service, user))
 
+
+# defined beside this module (which it imports), registered once both exist
+from .cli_facts import facts  # noqa: E402
+
+main.add_command(facts)
 
 if __name__ == "__main__":  # pragma: no cover - `python -m unimem.cli`
     main()

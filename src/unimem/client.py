@@ -305,13 +305,43 @@ class MemoryClient:
         body = {"text": text, "kind": kind, "session_id": session_id}
         return await self._model(Fact, "POST", "/v1/me/facts", json=body)
 
-    async def list_facts(self, *, user_id: str | None = None) -> list[Fact]:
-        """The user's pinned facts, oldest first."""
+    async def list_facts(
+        self,
+        *,
+        user_id: str | None = None,
+        include_history: bool = False,
+        kinds: Sequence[str] | None = None,
+    ) -> list[Fact]:
+        """The user's facts, oldest first; see :meth:`UnifiedMemoryService.list_facts`."""
         self._user(user_id)
-        return _FACTS.validate_json((await self._request("GET", "/v1/me/facts")).content)
+        params = {
+            "include_history": include_history,
+            "kinds": list(kinds) if kinds is not None else None,
+        }
+        response = await self._request("GET", "/v1/me/facts", params=params)
+        return _FACTS.validate_json(response.content)
+
+    async def confirm_fact(self, fact_id: str, *, user_id: str | None = None) -> Fact:
+        """Confirm a current fact; see :meth:`UnifiedMemoryService.confirm_fact`."""
+        self._user(user_id)
+        return await self._model(Fact, "POST", f"/v1/me/facts/{fact_id}/confirm")
+
+    async def correct_fact(
+        self,
+        fact_id: str,
+        value: str,
+        *,
+        user_id: str | None = None,
+        attributes: Mapping[str, str] | None = None,
+    ) -> Fact:
+        """Correct a current fact (the old one stays as history); see
+        :meth:`UnifiedMemoryService.correct_fact`."""
+        self._user(user_id)
+        body = {"value": value, "attributes": dict(attributes) if attributes is not None else None}
+        return await self._model(Fact, "POST", f"/v1/me/facts/{fact_id}/correct", json=body)
 
     async def delete_fact(self, fact_id: str, *, user_id: str | None = None) -> bool:
-        """Delete one pinned fact of the user; whether it existed."""
+        """Delete one fact of the user (current or past); whether it existed."""
         self._user(user_id)
         response = await self._request("DELETE", f"/v1/me/facts/{fact_id}")
         return bool(response.json()["deleted"])

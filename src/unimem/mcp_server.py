@@ -1,11 +1,12 @@
 """An MCP server over stdio exposing unimem's memory as tools (``unimem mcp``).
 
 Tools: ``add_entry``, ``get_context``, ``get_history``, ``list_sessions``,
-``delete_memory``, ``add_fact``, ``list_facts``, ``delete_fact`` and
-``pin_entry``, and the namespaced items (``put_item``, ``get_item``,
-``delete_item``, ``search_items``, ``list_item_namespaces``), all acting for
-one user (the one the server was started for), so an MCP-capable LLM client
-can remember conversations across turns and modes. Built on the low-level
+``delete_memory``, ``add_fact``, ``list_facts``, ``confirm_fact``,
+``correct_fact``, ``delete_fact`` and ``pin_entry``, and the namespaced items
+(``put_item``, ``get_item``, ``delete_item``, ``search_items``,
+``list_item_namespaces``), all acting for one user (the one the server was
+started for), so an MCP-capable LLM client can remember conversations across
+turns and modes. Built on the low-level
 ``mcp.server.Server`` of mcp 2.x.
 """
 
@@ -90,13 +91,36 @@ class AddFactArgs(_Args):
 
 
 class ListFactsArgs(_Args):
-    """List the user's pinned facts, oldest first."""
+    """List the user's facts, oldest first."""
+
+    include_history: bool = Field(
+        default=False, description="also the facts a change or a correction closed"
+    )
+    kinds: list[str] | None = Field(
+        default=None, max_length=32, description="only these kinds (allergy, medication, ...)"
+    )
 
 
 class DeleteFactArgs(_Args):
-    """Delete one pinned fact."""
+    """Delete one fact."""
 
     fact_id: str = Field(pattern=_ID, description="the fact's id (from list_facts)")
+
+
+class ConfirmFactArgs(_Args):
+    """Confirm one current fact."""
+
+    fact_id: str = Field(pattern=_ID, description="the fact's id (from list_facts)")
+
+
+class CorrectFactArgs(_Args):
+    """Correct one current fact; the old value is kept as history."""
+
+    fact_id: str = Field(pattern=_ID, description="the fact's id (from list_facts)")
+    value: str = Field(min_length=1, max_length=1000, description="the right value")
+    attributes: dict[str, str] | None = Field(
+        default=None, description="its attributes (dose, reaction, ...); the old ones if omitted"
+    )
 
 
 class PinEntryArgs(_Args):
@@ -162,7 +186,17 @@ async def _add_fact(service: UnifiedMemoryService, user: str, a: AddFactArgs) ->
 
 
 async def _list_facts(service: UnifiedMemoryService, user: str, a: ListFactsArgs) -> Any:
-    return {"facts": [f.model_dump(mode="json") for f in await service.list_facts(user_id=user)]}
+    facts = await service.list_facts(user_id=user, include_history=a.include_history, kinds=a.kinds)
+    return {"facts": [f.model_dump(mode="json") for f in facts]}
+
+
+async def _confirm_fact(service: UnifiedMemoryService, user: str, a: ConfirmFactArgs) -> Any:
+    return (await service.confirm_fact(a.fact_id, user_id=user)).model_dump(mode="json")
+
+
+async def _correct_fact(service: UnifiedMemoryService, user: str, a: CorrectFactArgs) -> Any:
+    fact = await service.correct_fact(a.fact_id, a.value, user_id=user, attributes=a.attributes)
+    return fact.model_dump(mode="json")
 
 
 async def _delete_fact(service: UnifiedMemoryService, user: str, a: DeleteFactArgs) -> Any:
@@ -216,8 +250,20 @@ TOOLS: dict[str, tuple[type[BaseModel], Handler, str]] = {
         "Pin a fact about the user (allergy, medication, preference, ...): it appears "
         "in every context until deleted.",
     ),
-    "list_facts": (ListFactsArgs, _list_facts, "The user's pinned facts, oldest first."),
-    "delete_fact": (DeleteFactArgs, _delete_fact, "Delete one pinned fact by its id."),
+    "list_facts": (
+        ListFactsArgs,
+        _list_facts,
+        "The user's facts (allergies, medicines, conditions, ...), oldest first: the "
+        "current ones, or with include_history the closed ones too.",
+    ),
+    "confirm_fact": (ConfirmFactArgs, _confirm_fact, "Mark one current fact as confirmed."),
+    "correct_fact": (
+        CorrectFactArgs,
+        _correct_fact,
+        "Correct one current fact: the old value is closed (kept as history), the new "
+        "one is current.",
+    ),
+    "delete_fact": (DeleteFactArgs, _delete_fact, "Delete one fact by its id."),
     "pin_entry": (PinEntryArgs, _pin_entry, "Pin a stored message's content as a fact."),
     **ITEM_TOOLS,  # put_item, get_item, delete_item, search_items, list_item_namespaces
 }

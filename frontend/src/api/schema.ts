@@ -110,8 +110,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The caller's pinned facts, oldest first
-         * @description Every fact of the caller.
+         * The caller's facts, oldest first
+         * @description The caller's current facts (with ``include_history``, the closed ones too).
          */
         get: operations["list_facts"];
         put?: never;
@@ -141,6 +141,49 @@ export interface paths {
          * @description ``deleted`` says whether the caller had it.
          */
         delete: operations["delete_fact"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/me/facts/{fact_id}/confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Confirm one of the caller's current facts
+         * @description The fact, ``status: confirmed``. 404 for a fact the caller does not have;
+         *     409 for one a later fact superseded.
+         */
+        post: operations["confirm_fact"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/me/facts/{fact_id}/correct": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Correct one of the caller's current facts
+         * @description The old fact is closed (kept as history); returns the new one, ``status:
+         *     corrected``. 404 for a fact the caller does not have; 409 for one a later
+         *     fact superseded.
+         */
+        post: operations["correct_fact"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -812,6 +855,24 @@ export interface components {
             valid_to?: string | null;
             /** Value */
             value?: string | null;
+        };
+        /**
+         * FactCorrection
+         * @description The right value of one of the caller's facts (the old one is kept as history).
+         */
+        FactCorrection: {
+            /**
+             * Attributes
+             * @description its attributes (dose, reaction, onset, ...); the old ones when omitted
+             */
+            attributes?: {
+                [key: string]: string;
+            } | null;
+            /**
+             * Value
+             * @description the right value, e.g. '20 mg' or 'penicillin'
+             */
+            value: string;
         };
         /**
          * FactDeleted
@@ -1709,7 +1770,12 @@ export interface operations {
     };
     list_facts: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description also the facts a change or a correction closed */
+                include_history?: boolean;
+                /** @description only these kinds (allergy, medication, ...) */
+                kinds?: string[] | null;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -1895,6 +1961,180 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["FactDeleted"];
+                };
+            };
+            /** @description Missing, malformed or expired token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such session for this user */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The session is closed */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Body or content too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid input; `field` names it */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Rate limited; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Store unavailable; see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    confirm_fact: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                fact_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Fact"];
+                };
+            };
+            /** @description Missing, malformed or expired token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such session for this user */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The session is closed */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Body or content too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Invalid input; `field` names it */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Rate limited; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Store unavailable; see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    correct_fact: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                fact_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["FactCorrection"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Fact"];
                 };
             };
             /** @description Missing, malformed or expired token */

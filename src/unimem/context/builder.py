@@ -6,8 +6,9 @@ Layout of a built context, in order:
    switches, the current mode (a voice turn asks for a speakable answer) and
    recent mode switches, and the retrieved passages numbered ``[1]..[n]`` with
    their sources;
-2. system: the user's pinned facts (never dropped; trimmed only if they alone
-   exceed the limit);
+2. system: the user's current facts, allergies, medications and conditions
+   first (:mod:`unimem.context.fact_block`; never dropped, trimmed only if
+   they alone exceed their share);
 3. system: what is relevant from earlier conversations (the recall block,
    dated lines, see :mod:`unimem.recall.block`), when anything is;
 4. system: ``[Previous conversation summary: ...]`` of turns older than the
@@ -28,6 +29,7 @@ from typing import Any
 
 from ..models import Fact, MemoryEntry, MemoryEvent, Mode, Role
 from .extractive import ExtractiveSummarizer, parse_summary
+from .fact_block import current_facts, fact_bullet
 from .tokens import count_message_tokens, count_text_tokens, count_tokens, fit_text
 from .truncate import SUMMARY_PREFIX, truncate_context
 
@@ -212,10 +214,11 @@ def _fit_passages(
 
 
 def _facts_text(facts: Sequence[Fact], budget: int, model: str, degradations: list[str]) -> str:
-    pinned = [f for f in facts if f.kind != "session_summary"]
-    earlier = [f for f in facts if f.kind == "session_summary"]
+    current = current_facts(facts)
+    pinned = [f for f in current if f.kind != "session_summary"]
+    earlier = [f for f in current if f.kind == "session_summary"]
     lines = ["Pinned facts about the user (true until removed):"]
-    lines += [f"- [{f.kind}] {f.text}" for f in pinned]
+    lines += [fact_bullet(f) for f in pinned]
     text = "\n".join(lines)
     if earlier:
         # Summaries of closed sessions are context, not commitments: they go
@@ -271,7 +274,7 @@ def assemble(parts: ContextParts, max_tokens: int, model: str) -> LLMContext:
 
     passages = _fit_passages(parts.passages, int(max_tokens * PASSAGE_SHARE), model, degradations)
     head = [{"role": "system", "content": _system_prompt(parts, passages)}]
-    if parts.facts:
+    if current_facts(parts.facts):
         facts = _facts_text(parts.facts, int(max_tokens * FACT_SHARE), model, degradations)
         head.append({"role": "system", "content": facts})
     if parts.recall:

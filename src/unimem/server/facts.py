@@ -1,22 +1,24 @@
-"""Pinned facts: ``/v1/me/facts`` (the caller's) and pinning an entry of a session.
+"""Facts: ``/v1/me/facts`` (the caller's) and pinning an entry of a session.
 
-A fact stays in every context of its owner until deleted. Facts are the
-caller's only: another user's fact id deletes nothing (``deleted: false``,
-as for an id that never existed), and pinning an entry of another user's
-session is 404 like a missing session.
+A current fact is in every context of its owner: those pinned by hand and
+those found in the conversation. The owner lists them (with their history),
+confirms, corrects and deletes them. Facts are the caller's only: another
+user's fact id deletes nothing (``deleted: false``, as for an id that never
+existed) and is 404 ``fact_not_found`` to confirm or correct, as a missing
+one; pinning an entry of another user's session is 404 like a missing session.
 """
 
 from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Path, Response
+from fastapi import APIRouter, Path, Query, Response
 
 from ..models import Fact
 from .deps import ServiceDep, UserDep
 from .error_handlers import ERROR_RESPONSES
 from .responses import ModelResponse
-from .schemas import FactDeleted, FactIn
+from .schemas import FactCorrection, FactDeleted, FactIn
 from .sessions import ID_PATTERN, SessionId
 
 __all__ = ["router"]
@@ -44,11 +46,51 @@ async def add_fact(body: FactIn, service: ServiceDep, user: UserDep) -> Response
     "/me/facts",
     operation_id="list_facts",
     response_model=list[Fact],
-    summary="The caller's pinned facts, oldest first",
+    summary="The caller's facts, oldest first",
 )
-async def list_facts(service: ServiceDep, user: UserDep) -> Response:
-    """Every fact of the caller."""
-    return ModelResponse(await service.list_facts(user_id=user))
+async def list_facts(
+    service: ServiceDep,
+    user: UserDep,
+    include_history: Annotated[
+        bool, Query(description="also the facts a change or a correction closed")
+    ] = False,
+    kinds: Annotated[
+        list[str] | None,
+        Query(max_length=32, description="only these kinds (allergy, medication, ...)"),
+    ] = None,
+) -> Response:
+    """The caller's current facts (with ``include_history``, the closed ones too)."""
+    return ModelResponse(
+        await service.list_facts(user_id=user, include_history=include_history, kinds=kinds)
+    )
+
+
+@router.post(
+    "/me/facts/{fact_id}/confirm",
+    operation_id="confirm_fact",
+    response_model=Fact,
+    summary="Confirm one of the caller's current facts",
+)
+async def confirm_fact(fact_id: FactId, service: ServiceDep, user: UserDep) -> Response:
+    """The fact, ``status: confirmed``. 404 for a fact the caller does not have;
+    409 for one a later fact superseded."""
+    return ModelResponse(await service.confirm_fact(fact_id, user_id=user))
+
+
+@router.post(
+    "/me/facts/{fact_id}/correct",
+    operation_id="correct_fact",
+    response_model=Fact,
+    summary="Correct one of the caller's current facts",
+)
+async def correct_fact(
+    fact_id: FactId, body: FactCorrection, service: ServiceDep, user: UserDep
+) -> Response:
+    """The old fact is closed (kept as history); returns the new one, ``status:
+    corrected``. 404 for a fact the caller does not have; 409 for one a later
+    fact superseded."""
+    fact = await service.correct_fact(fact_id, body.value, user_id=user, attributes=body.attributes)
+    return ModelResponse(fact)
 
 
 @router.delete(

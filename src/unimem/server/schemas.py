@@ -79,6 +79,16 @@ class EntryDeleted(BaseModel):
     deleted: bool
 
 
+class FactCorrection(_Body):
+    """The right value of one of the caller's facts (the old one is kept as history)."""
+
+    value: str = Field(description="the right value, e.g. '20 mg' or 'penicillin'")
+    attributes: dict[str, str] | None = Field(
+        default=None,
+        description="its attributes (dose, reaction, onset, ...); the old ones when omitted",
+    )
+
+
 class FactDeleted(BaseModel):
     """Whether the caller had the fact (and it is gone now)."""
 

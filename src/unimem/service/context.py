@@ -160,15 +160,6 @@ class ContextOperations:
             fact = fact.model_copy(update={"text": text})
         return await store.put_fact(fact)
 
-    async def list_facts(self, *, user_id: str | None = None) -> list[Fact]:
-        """See :meth:`unimem.UnifiedMemoryService.list_facts`."""
-        return await (await self._core.ready_store()).list_facts(self._core.user(user_id))
-
-    async def delete_fact(self, fact_id: str, *, user_id: str | None = None) -> bool:
-        """See :meth:`unimem.UnifiedMemoryService.delete_fact`."""
-        check_id(fact_id, "fact_id")
-        return await (await self._core.ready_store()).delete_fact(self._core.user(user_id), fact_id)
-
     async def mark_interrupted(
         self, session_id: str, entry_id: str, spoken_text: str, *, user_id: str | None = None
     ) -> MemoryEntry:

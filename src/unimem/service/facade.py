@@ -45,6 +45,7 @@ from ..stores.contracts import DeleteScope
 from ..stores.layered import layered_store_from_urls
 from .context import ContextOperations
 from .core import ServiceCore
+from .facts import FactOperations
 from .items import ItemOperations
 from .privacy import PrivacyOperations
 from .reads import SessionReads
@@ -111,6 +112,7 @@ class UnifiedMemoryService:
             privacy,
         )
         self._privacy = PrivacyOperations(self._core)
+        self._facts = FactOperations(self._core)
         self._writes = SessionWrites(self._core, self._privacy)
         self._reads = SessionReads(self._core)
         self._recall = RecallOperations(self._core)
@@ -581,13 +583,67 @@ class UnifiedMemoryService:
         """
         return await self._context.add_fact(text, kind, user_id=user_id, session_id=session_id)
 
-    async def list_facts(self, *, user_id: str | None = None) -> list[Fact]:
-        """The user's pinned facts, oldest first."""
-        return await self._context.list_facts(user_id=user_id)
+    async def list_facts(
+        self,
+        *,
+        user_id: str | None = None,
+        include_history: bool = False,
+        kinds: Sequence[str] | None = None,
+    ) -> list[Fact]:
+        """The user's facts, oldest first: those pinned and those found in the
+        conversation (each user and assistant turn updates them).
+
+        Args:
+            user_id: whose facts.
+            include_history: also the facts a change or a correction closed
+                (``valid_to`` set), oldest first among the rest.
+            kinds: only facts of these kinds (``allergy``, ``medication``, ...).
+
+        Raises:
+            InvalidInputError: ``kinds`` is not a list of names.
+        """
+        return await self._facts.list_facts(
+            user_id=user_id, include_history=include_history, kinds=kinds
+        )
+
+    async def confirm_fact(self, fact_id: str, *, user_id: str | None = None) -> Fact:
+        """Mark a current fact of the user as confirmed (``status="confirmed"``).
+
+        Raises:
+            FactNotFoundError: no such fact of the user (another user's is reported the same).
+            ConflictError: the fact was superseded; confirm the current one.
+        """
+        return await self._facts.confirm_fact(fact_id, user_id=user_id)
+
+    async def correct_fact(
+        self,
+        fact_id: str,
+        value: str,
+        *,
+        user_id: str | None = None,
+        attributes: Mapping[str, str] | None = None,
+    ) -> Fact:
+        """Correct a current fact of the user: the old one is closed (kept as
+        history) and the new one, ``status="corrected"``, is current; returns it.
+
+        Args:
+            fact_id: the fact to correct.
+            value: its right value (``"20 mg"``, ``"penicillin"``, ...).
+            attributes: its attributes (``dose``, ``reaction``, ...); the old
+                ones when ``None``.
+
+        Raises:
+            FactNotFoundError: no such fact of the user (another user's is reported the same).
+            ConflictError: the fact was superseded meanwhile; correct the current one.
+            InvalidInputError: an empty or too long value or attribute.
+        """
+        return await self._facts.correct_fact(
+            fact_id, value, user_id=user_id, attributes=attributes
+        )
 
     async def delete_fact(self, fact_id: str, *, user_id: str | None = None) -> bool:
-        """Delete one pinned fact of the user; whether it existed."""
-        return await self._context.delete_fact(fact_id, user_id=user_id)
+        """Delete one fact of the user (current or past); whether it existed."""
+        return await self._facts.delete_fact(fact_id, user_id=user_id)
 
     async def mark_interrupted(
         self, session_id: str, entry_id: str, spoken_text: str, *, user_id: str | None = None
