@@ -3,14 +3,49 @@ delete) from the command line, on the store ``unimem serve`` opens."""
 
 from __future__ import annotations
 
+import functools
 import json
+from collections.abc import Callable, Coroutine
+from typing import Any, TypeVar
 
 import click
 
-from .cli import _DB_HELP, _fail_cleanly, _open_service, _run, _settings
 from .models import Fact
+from .service import UnifiedMemoryService
 
 __all__ = ["facts"]
+
+T = TypeVar("T")
+
+_DB_HELP = (
+    "Store URL: sqlite:///path.db, postgresql://user@host/db or memory:// "
+    "[env: UNIMEM_DATABASE_URL; default: sqlite:///<data dir>/unimem.db]"
+)
+
+
+def _fail_cleanly(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``unimem.cli``'s clean errors (looked up when called: that module
+    registers this group, so it is not imported here at import time)."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        from . import cli
+
+        return cli._fail_cleanly(fn)(*args, **kwargs)
+
+    return wrapper
+
+
+def _open(database_url: str | None) -> UnifiedMemoryService:
+    from . import cli
+
+    return cli._open_service(cli._settings(database_url))
+
+
+def _run(coro: Coroutine[Any, Any, T]) -> T:
+    from . import cli
+
+    return cli._run(coro)
 
 
 def _line(fact: Fact) -> str:
@@ -44,7 +79,7 @@ def list_(
     """List a user's facts, oldest first."""
 
     async def go() -> list[Fact]:
-        async with _open_service(_settings(database_url)) as service:
+        async with _open(database_url) as service:
             return await service.list_facts(
                 user_id=user, include_history=history, kinds=list(kinds) or None
             )
@@ -64,7 +99,7 @@ def confirm(user: str, database_url: str | None, fact_id: str) -> None:
     """Mark a current fact as confirmed."""
 
     async def go() -> Fact:
-        async with _open_service(_settings(database_url)) as service:
+        async with _open(database_url) as service:
             return await service.confirm_fact(fact_id, user_id=user)
 
     click.echo(_line(_run(go())))
@@ -89,7 +124,7 @@ def correct(
         attributes[name.strip()] = given
 
     async def go() -> Fact:
-        async with _open_service(_settings(database_url)) as service:
+        async with _open(database_url) as service:
             return await service.correct_fact(
                 fact_id, value, user_id=user, attributes=attributes or None
             )
@@ -106,7 +141,7 @@ def delete(user: str, database_url: str | None, fact_id: str) -> None:
     """Delete one fact (current or past)."""
 
     async def go() -> bool:
-        async with _open_service(_settings(database_url)) as service:
+        async with _open(database_url) as service:
             return await service.delete_fact(fact_id, user_id=user)
 
     if not _run(go()):
