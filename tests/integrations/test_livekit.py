@@ -4,11 +4,15 @@ with LiveKit's OpenAI plugin talking to an OpenAI-compatible fake on loopback.""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager
 
 import pytest
-from livekit.agents import AgentSession, llm
+from livekit import rtc
+from livekit.agents import DEFAULT_API_CONNECT_OPTIONS, AgentSession, APIConnectOptions, llm, stt
+from livekit.agents.types import NOT_GIVEN, NotGivenOr
+from livekit.agents.utils import AudioBuffer
+from livekit.agents.voice.io import AudioInput
 from livekit.plugins import openai
 
 from fake_llm import FakeChat, fake_chat_server
@@ -151,3 +155,142 @@ async def test_a_failed_write_does_not_stop_the_session(
         result.expect.next_event().is_message(role="assistant")
     history = await adapter_memory.get_history("visit-closed", user_id="alice")
     assert [e.content for e in history] == ["hi"]
+
+
+# ---------------------------------------------------------------------- speech input
+# livekit-agents ships no fake speech-to-text; these implement its public STT and
+# AudioInput classes so that an AgentSession's own audio recognition runs: frames
+# from the "microphone" reach the STT stream, whose speech events drive
+# user_input_transcribed, the end of the user's turn and conversation_item_added.
+
+
+class _Microphone(AudioInput):
+    """Silence, 10 ms a frame, as long as the session reads it."""
+
+    def __init__(self) -> None:
+        super().__init__(label="test-microphone")
+
+    async def __anext__(self) -> rtc.AudioFrame:
+        await asyncio.sleep(0.01)
+        return rtc.AudioFrame.create(16000, 1, 160)
+
+
+class _ScriptedStream(stt.RecognizeStream):
+    def __init__(self, owner: _ScriptedSTT, conn_options: APIConnectOptions) -> None:
+        super().__init__(stt=owner, conn_options=conn_options)
+        self._owner = owner
+
+    async def _run(self) -> None:
+        async for frame in self._input_ch:
+            if not self._owner.pending or not isinstance(frame, rtc.AudioFrame):
+                continue
+            text, language = self._owner.pending.pop(0)
+            heard = [stt.SpeechData(language=language, text=text, confidence=0.98)]
+            for event in (
+                stt.SpeechEvent(type=stt.SpeechEventType.START_OF_SPEECH),
+                stt.SpeechEvent(type=stt.SpeechEventType.FINAL_TRANSCRIPT, alternatives=heard),
+                stt.SpeechEvent(type=stt.SpeechEventType.END_OF_SPEECH),
+            ):
+                self._event_ch.send_nowait(event)
+
+
+class _ScriptedSTT(stt.STT):
+    """A streaming STT that "hears" the utterances queued with :meth:`say`."""
+
+    def __init__(self) -> None:
+        super().__init__(capabilities=stt.STTCapabilities(streaming=True, interim_results=False))
+        self.pending: list[tuple[str, str]] = []
+
+    def say(self, text: str, language: str) -> None:
+        self.pending.append((text, language))
+
+    async def _recognize_impl(
+        self,
+        buffer: AudioBuffer,
+        *,
+        language: NotGivenOr[str] = NOT_GIVEN,
+        conn_options: APIConnectOptions,
+    ) -> stt.SpeechEvent:
+        raise NotImplementedError("streaming only")
+
+    def stream(
+        self,
+        *,
+        language: NotGivenOr[str] = NOT_GIVEN,
+        conn_options: APIConnectOptions = DEFAULT_API_CONNECT_OPTIONS,
+    ) -> stt.RecognizeStream:
+        return _ScriptedStream(self, conn_options)
+
+
+async def _until(condition: Callable[[], bool], seconds: float = 10.0) -> None:
+    for _ in range(int(seconds / 0.02)):
+        if condition():
+            return
+        await asyncio.sleep(0.02)
+    raise AssertionError("the session did not get there in time")
+
+
+async def test_spoken_turns_are_stored_with_the_language_the_stt_heard(
+    adapter_memory: UnifiedMemoryService, chat: FakeChat
+) -> None:
+    """Speech through the session's STT: each final transcript's language labels
+    the voice turn it ends, and a change of language is a switch."""
+    memory = AgentMemory(adapter_memory, "visit-stt", user_id="alice")
+    heard = _ScriptedSTT()
+    transcripts: list[tuple[str, str, bool]] = []
+    added: list[str] = []
+    chat.pieces = ["Tómela", " con comida."]
+    async with (
+        openai.LLM(model="tiny", base_url=chat.url, api_key="unused") as model,
+        AgentSession(
+            stt=heard,
+            llm=model,
+            turn_handling={"turn_detection": "stt", "preemptive_generation": {"enabled": False}},
+        ) as session,
+    ):
+        memory.attach(session)
+        session.on(
+            "user_input_transcribed",
+            lambda e: transcripts.append((e.transcript, str(e.language), e.is_final)),
+        )
+        session.on(
+            "conversation_item_added",
+            lambda e: added.append(getattr(e.item, "role", e.item.type)),
+        )
+        await session.start(UnimemAgent(memory=memory, instructions="Be brief."))
+        session.input.audio = _Microphone()
+        heard.say("¿Cómo tomo la metformina?", "es-ES")
+        await _until(lambda: added.count("assistant") == 1)
+        chat.pieces = ["Take it", " with meals."]
+        heard.say("Sorry, can you say that in English?", "en-US")
+        await _until(lambda: added.count("assistant") == 2)
+    await memory.flush()
+
+    assert transcripts == [
+        ("¿Cómo tomo la metformina?", "es-ES", True),
+        ("Sorry, can you say that in English?", "en-US", True),
+    ]
+    history = await adapter_memory.get_history("visit-stt", user_id="alice")
+    assert [(e.role.value, e.mode.value, e.content) for e in history] == [
+        ("user", "voice", "¿Cómo tomo la metformina?"),
+        ("assistant", "voice", "Tómela con comida."),
+        ("user", "voice", "Sorry, can you say that in English?"),
+        ("assistant", "voice", "Take it with meals."),
+    ]
+    assert [e.language for e in history if e.role.value == "user"] == ["es", "en"]
+    switches = await adapter_memory.get_events("visit-stt", "language_switch", user_id="alice")
+    assert [(e.data["from_language"], e.data["to_language"]) for e in switches][-1:] == [
+        ("es", "en")
+    ]
+    # each spoken turn's request: the instructions, the turns so far, unimem's one
+    # block, then what the user just said
+    for request, said in zip(
+        chat.requests,
+        ["¿Cómo tomo la metformina?", "Sorry, can you say that in English?"],
+        strict=True,
+    ):
+        messages = request["messages"]
+        assert messages[0] == {"role": "system", "content": "Be brief."}
+        assert messages[-1] == {"role": "user", "content": said}
+        assert messages[-2]["role"] == "system" and "medical assistant" in messages[-2]["content"]
+        assert sum("medical assistant" in str(m["content"]) for m in messages) == 1

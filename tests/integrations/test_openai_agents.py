@@ -20,7 +20,7 @@ from openai.types.responses import (
 )
 
 from unimem import MemoryEntry, UnifiedMemoryService
-from unimem.integrations.openai_agents import RealtimeHistoryRecorder, UnimemSession
+from unimem.integrations.openai_agents import ITEM_KEY, RealtimeHistoryRecorder, UnimemSession
 
 
 def _message(text: str) -> ResponseOutputMessage:
@@ -132,6 +132,22 @@ async def test_items_round_trip_exactly(adapter_memory: UnifiedMemoryService) ->
         adapter_memory, "visit-items", user_id="alice", session_settings=SessionSettings(limit=1)
     )
     assert await limited.get_items() == items[-1:]
+
+
+async def test_a_plain_message_is_its_entry(adapter_memory: UnifiedMemoryService) -> None:
+    """A ``{"role", "content": text}`` message is stored as the entry alone (no copy
+    in the metadata) and comes back equal."""
+    session = UnimemSession(adapter_memory, "visit-plain", user_id="alice")
+    items: list[Any] = [
+        {"role": "user", "content": "How do I take metformin?"},
+        {"role": "assistant", "content": "With meals."},
+        {"role": "user", "content": "ok", "type": "message"},
+    ]
+    await session.add_items(items)
+    assert await session.get_items() == items
+    entries = await adapter_memory.get_history("visit-plain", user_id="alice")
+    assert [e.metadata for e in entries[:2]] == [{}, {}]
+    assert entries[2].metadata == {ITEM_KEY: items[2]}
 
 
 async def test_pop_item_removes_the_last_item(adapter_memory: UnifiedMemoryService) -> None:

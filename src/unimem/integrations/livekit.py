@@ -173,10 +173,18 @@ class AgentMemory:
             )
         return ctx
 
-    async def inject(self, chat_ctx: llm.ChatContext, query: str) -> None:
+    async def inject(
+        self, chat_ctx: llm.ChatContext, query: str, *, before: llm.ChatMessage | None = None
+    ) -> None:
         """Add unimem's context for the turn whose user text is ``query`` to
-        ``chat_ctx``: one system message, before the last user message (at the
-        end when there is none), marked in ``extra`` so it is added once."""
+        ``chat_ctx``: one system message, marked in ``extra`` so it is added once.
+
+        It goes right before ``before`` (the turn's user message): a spoken turn's
+        message is not in the context yet when ``on_user_turn_completed`` runs
+        (LiveKit inserts it afterwards by its ``created_at``), so the block takes
+        that time and ends up just ahead of it. Without ``before``, or with it
+        already in the context, the block goes before the last user message (at
+        the end when there is none)."""
         if any(_is_block(item) for item in chat_ctx.items):
             return
         block = await context_block(
@@ -191,6 +199,10 @@ class AgentMemory:
         if block is None:
             return
         unimem_block = llm.ChatMessage(role="system", content=[block], extra={CONTEXT_MARK: True})
+        if before is not None and chat_ctx.get_by_id(before.id) is None:
+            unimem_block.created_at = before.created_at
+            chat_ctx.insert(unimem_block)
+            return
         at = len(chat_ctx.items)
         for index in range(len(chat_ctx.items) - 1, -1, -1):
             if _role(chat_ctx.items[index]) == "user":
@@ -211,7 +223,7 @@ class AgentMemory:
         try:
             await write
         except Exception:
-            log.exception("unimem: could not store a turn of session %s", self.session_id)
+            log.exception("unimem: could not store a turn")  # no ids or content in logs
 
     async def _store(
         self, role: str, text: str, interrupted: bool, mode: str, language: str | None
@@ -247,7 +259,7 @@ class UnimemAgent(Agent):
         self, turn_ctx: llm.ChatContext, new_message: llm.ChatMessage
     ) -> None:
         """Put unimem's context for the user's turn into ``turn_ctx`` (this reply only)."""
-        await self.memory.inject(turn_ctx, new_message.text_content or "")
+        await self.memory.inject(turn_ctx, new_message.text_content or "", before=new_message)
 
     async def llm_node(
         self,

@@ -72,10 +72,16 @@ def entry_from_item(item: Mapping[str, Any], *, mode: str = "text") -> MemoryEnt
 
     Messages keep their role (``developer`` is stored as ``system``); any other
     item (tool call, tool output, reasoning, ...) is an assistant entry whose
-    content is a readable line. The item itself goes into the metadata.
+    content is a readable line. The item itself goes into the metadata, but for
+    a plain ``{"role", "content": text}`` message, which the entry is already.
     """
     role = _ROLES.get(str(item.get("role", "")), "assistant")
-    text = _text_of(item.get("content")) if "role" in item else ""
+    content = item.get("content")
+    text = _text_of(content) if "role" in item else ""
+    if len(item) == 2 and role == item.get("role") and isinstance(content, str) and content.strip():
+        # a plain message is its entry (item_from_entry rebuilds it exactly): no
+        # copy in the metadata, whose text the privacy pipeline would read again
+        return MemoryEntry(role=role, content=content, mode=mode)
     return MemoryEntry(
         role=role,
         content=(text.strip() and text) or _describe(item),
