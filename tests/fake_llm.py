@@ -1,6 +1,7 @@
 """A real OpenAI-compatible streaming chat server on loopback (``http.server`` in a
 thread), for the assistant-reply tests: SSE ``data: {chunk}`` lines, then
-``data: [DONE]``. Its behaviour is set per test through :class:`FakeChat`."""
+``data: [DONE]`` (a request without ``stream: true`` gets one chat completion
+of the pieces joined). Its behaviour is set per test through :class:`FakeChat`."""
 
 from __future__ import annotations
 
@@ -33,6 +34,11 @@ class FakeChat:
     cut_off: threading.Event = field(default_factory=threading.Event)
     url: str = ""
 
+    @property
+    def chats(self) -> list[dict[str, Any]]:
+        """The streamed chat requests (replies), without plain completions (facts)."""
+        return [r for r in self.requests if r.get("stream")]
+
 
 def _chunk(delta: dict[str, Any]) -> bytes:
     body = {
@@ -58,6 +64,24 @@ def fake_chat_server() -> Iterator[FakeChat]:
                 self.send_header("Content-Type", "application/json")
                 self.end_headers()
                 self.wfile.write(b'{"error": {"message": "failed"}}')
+                return
+            if not state.requests[-1].get("stream"):  # a plain chat completion
+                reply = {
+                    "id": "chatcmpl-1",
+                    "object": "chat.completion",
+                    "model": "tiny",
+                    "choices": [
+                        {
+                            "index": 0,
+                            "message": {"role": "assistant", "content": "".join(state.pieces)},
+                            "finish_reason": "stop",
+                        }
+                    ],
+                }
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.end_headers()
+                self.wfile.write(json.dumps(reply).encode())
                 return
             self.send_response(200)
             self.send_header("Content-Type", "text/event-stream")

@@ -82,7 +82,7 @@ async def test_reply_streams_and_is_stored(server: httpx.AsyncClient, chat: Fake
     assert done["mode"] == "voice"  # the session's current mode
     assert done["metadata"]["model"] == "tiny"
 
-    [request] = chat.requests
+    [request] = chat.chats
     assert request["stream"] is True and request["model"] == "tiny"
     assert request["messages"][-1] == {"role": "user", "content": "When do I take my pills?"}
     history = await _history(server)
@@ -98,7 +98,7 @@ async def test_text_sent_to_the_llm_is_redacted(server: httpx.AsyncClient, chat:
     await _say(server, "Call me back at 555-201-0199 please, my SSN is 123-45-6789.")
     r = await server.post(f"/v1/sessions/{SID}/reply", json={}, headers=auth("alice"))
     assert r.status_code == 200
-    sent = json.dumps(chat.requests[0]["messages"])
+    sent = json.dumps(chat.chats[0]["messages"])
     assert "123-45-6789" not in sent and "555-201-0199" not in sent
 
 
@@ -177,7 +177,7 @@ async def test_another_user_gets_404_and_the_llm_is_not_called(
     assert r.status_code == 404
     r = await server.post("/v1/sessions/no-such/reply", json={}, headers=auth("bob"))
     assert r.status_code == 404
-    assert chat.requests == []
+    assert chat.chats == []
     assert [h["role"] for h in await _history(server)] == ["user"]
 
 
@@ -198,7 +198,7 @@ async def test_reply_needs_a_user_turn_and_rejects_unknown_fields(
         f"/v1/sessions/{SID}/reply", json={"current_query": "And now?"}, headers=auth("alice")
     )
     assert r.status_code == 200
-    assert chat.requests[0]["messages"][-1]["content"] == "And now?"
+    assert chat.chats[0]["messages"][-1]["content"] == "And now?"
 
 
 async def test_config_tells_whether_an_assistant_answers(

@@ -7,6 +7,7 @@ same limits, encryption and summarizer.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from typing import TypeVar
 
@@ -14,6 +15,7 @@ from .context.summarize import summarizer_for
 from .live_bus import LiveBus
 from .service import UnifiedMemoryService
 from .service.facade import store_from_urls
+from .service.fact_extractors import LLMFactExtractor
 from .settings import Settings
 from .stores import DurableStore
 
@@ -36,7 +38,8 @@ def build_service(
     directory by default), behind the Redis session cache when
     ``store.redis_url`` is set; content is encrypted at rest when
     ``privacy.encryption_keys`` is set; older turns are summarized by the
-    ``llm`` endpoint when one is set (else by the offline extractive summarizer).
+    ``llm`` endpoint when one is set (else by the offline extractive summarizer),
+    which also proposes each turn's facts (else the offline rules find them).
 
     Args:
         settings: what to open.
@@ -47,12 +50,18 @@ def build_service(
     Raises:
         ConfigurationError: a URL or the keys cannot work.
     """
-    config = settings.store.memory_config()
+    config = dataclasses.replace(settings.store.memory_config(), auto_facts=settings.facts.auto)
     store = store_from_urls(settings.store.durable_url, settings.store.redis_url, config)
+    endpoint = settings.llm.endpoint()
     return service_class(
         observe(store) if observe is not None else store,
         config=config,
         live=live,
-        summarizer=summarizer_for(settings.llm.endpoint()),
+        summarizer=summarizer_for(endpoint),
         keyring=settings.privacy.keyring(),
+        fact_extractor=(
+            LLMFactExtractor(endpoint, timeout=settings.facts.llm_timeout)
+            if endpoint is not None
+            else None
+        ),
     )

@@ -56,6 +56,9 @@ class MemoryConfig:
     #: How far (seconds) a client's entry ``timestamp`` may be ahead of this
     #: clock; one further in the future is refused (it would escape retention).
     max_clock_skew_seconds: int = 300
+    #: Whether each user and assistant turn updates the user's facts
+    #: (``UNIMEM_AUTO_FACTS``); facts pinned by hand work either way.
+    auto_facts: bool = True
 
     def __post_init__(self) -> None:
         for name in (

@@ -31,6 +31,9 @@ Environment variables (an empty value counts as unset):
 ``UNIMEM_LLM_API_KEY``          bearer token, if the endpoint wants one
 ``UNIMEM_LLM_TIMEOUT``          seconds: the whole call, or the wait for each streamed
                                 chunk (5)
+``UNIMEM_AUTO_FACTS``           whether each turn updates the user's facts (``true``)
+``UNIMEM_FACTS_LLM_TIMEOUT``    seconds the LLM fact extractor may take before the
+                                offline rules decide alone (2)
 ``UNIMEM_ENCRYPTION_KEYS``      keys encrypting content at rest (``kid:base64key[,...]``,
                                 see :mod:`unimem.privacy.crypto`)
 ==============================  ==============================================
@@ -57,6 +60,7 @@ from .privacy.crypto import Keyring
 __all__ = [
     "ENVIRONMENT",
     "AuthSettings",
+    "FactsSettings",
     "LLMSettings",
     "PrivacySettings",
     "RateLimit",
@@ -93,6 +97,8 @@ ENVIRONMENT: tuple[tuple[str, str, str], ...] = (
     ("UNIMEM_LLM_API_KEY", "llm", "api_key"),
     ("UNIMEM_LLM_TIMEOUT", "llm", "timeout"),
     ("UNIMEM_ENCRYPTION_KEYS", "privacy", "encryption_keys"),
+    ("UNIMEM_AUTO_FACTS", "facts", "auto"),
+    ("UNIMEM_FACTS_LLM_TIMEOUT", "facts", "llm_timeout"),
 )
 
 #: Values never echoed in an error.
@@ -272,6 +278,22 @@ class LLMSettings(_Section):
         return LLMEndpoint(self.base_url, model=self.model, api_key=key, timeout=self.timeout)
 
 
+class FactsSettings(_Section):
+    """The facts each turn updates (allergies, medicines, names, ...)."""
+
+    #: Whether user and assistant turns update the user's facts.
+    auto: bool = True
+    #: Seconds the LLM extractor (when an LLM is configured) may take.
+    llm_timeout: float = 2.0
+
+    @field_validator("llm_timeout")
+    @classmethod
+    def _positive(cls, value: float) -> float:
+        if not (value > 0 and math.isfinite(value)):
+            raise ValueError("must be a positive number of seconds")
+        return value
+
+
 class PrivacySettings(_Section):
     """Encryption at rest."""
 
@@ -354,6 +376,7 @@ class Settings(BaseSettings):
     server: ServerSection = ServerSection()
     auth: AuthSettings = AuthSettings()
     llm: LLMSettings = LLMSettings()
+    facts: FactsSettings = FactsSettings()
     privacy: PrivacySettings = PrivacySettings()
 
     @classmethod

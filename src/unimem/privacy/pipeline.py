@@ -27,6 +27,7 @@ sends the LLM (:meth:`PrivacyPipeline.redact_value`).
 from __future__ import annotations
 
 import os
+import re
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -456,3 +457,56 @@ class PrivacyPipeline:
             tally.add(kind, "text")
         tally.tokens = tokens
         return _replace(text, spans, tokens), tally
+
+    async def redact_derived(
+        self,
+        texts: Sequence[str],
+        source: str,
+        settings: MemorySettings,
+        store: DurableStore,
+        session_id: str,
+        language: str | None = None,
+    ) -> tuple[list[str], PhiTally]:
+        """``texts`` made from ``source`` (a turn's text as written: the facts
+        found in it) redacted for storage like the turn, when ``anonymize_phi``
+        is on: every PHI value found in ``source`` becomes the session's token
+        wherever it appears in them (whatever its case), as does PHI found in
+        a text itself. ``tally.tokens`` holds the tokens (new ones are kept
+        with the service's ``record_phi``)."""
+        tally = PhiTally()
+        detect = self.detector() if settings.anonymize_phi else None
+        if detect is None or not texts:
+            return list(texts), tally
+        found = {source[s:e]: kind for s, e, kind in _spans(source, detect(source, language))}
+        wanted: list[list[tuple[int, int, str, str]]] = []
+        for text in texts:
+            spans = [(s, e, k, text[s:e]) for s, e, k in _spans(text, detect(text, language))]
+            for value, kind in found.items():
+                # whole words only: a name "Al" is not the start of "allergy"
+                for match in re.finditer(rf"(?<!\w){re.escape(value)}(?!\w)", text, re.I):
+                    spans.append((match.start(), match.end(), kind, value))
+            spans.sort(key=lambda s: (s[0], s[0] - s[1]))
+            kept: list[tuple[int, int, str, str]] = []
+            for span in spans:
+                if not kept or span[0] >= kept[-1][1]:
+                    kept.append(span)
+            wanted.append(kept)
+        if not any(wanted):
+            return list(texts), tally
+        tokens = await self.session_tokens(store, session_id)
+        tally.tokens = tokens
+        out: list[str] = []
+        for text, spans in zip(texts, wanted, strict=True):
+            parts: list[str] = []
+            last = 0
+            for start, end, kind, value in spans:
+                tally.add(kind, "facts")
+                parts.append(text[last:start])
+                try:
+                    parts.append(tokens.token(kind, value))
+                except ValueError:  # a type the token map does not number
+                    parts.append(f"[{UNKNOWN_TYPE}]")
+                last = end
+            parts.append(text[last:])
+            out.append("".join(parts))
+        return out, tally

@@ -45,6 +45,8 @@ from ..stores.contracts import DeleteScope
 from ..stores.layered import layered_store_from_urls
 from .context import ContextOperations
 from .core import ServiceCore
+from .fact_extractors import FactExtractor
+from .fact_updates import FactUpdates
 from .facts import FactOperations
 from .items import ItemOperations
 from .privacy import PrivacyOperations
@@ -93,6 +95,8 @@ class UnifiedMemoryService:
             :meth:`use_encryption`).
         privacy: the redaction applied to every write (its PHI detector and the
             key of its token digests); the default detector when ``None``.
+        fact_extractor: finds the facts each user and assistant turn states
+            (the offline rules of :mod:`unimem.facts` by default).
     """
 
     def __init__(
@@ -104,6 +108,7 @@ class UnifiedMemoryService:
         summarizer: Summarizer | None = None,
         keyring: Keyring | None = None,
         privacy: PrivacyPipeline | None = None,
+        fact_extractor: FactExtractor | None = None,
     ) -> None:
         self._core = ServiceCore(
             store if store is not None else InMemoryStore(),
@@ -113,7 +118,8 @@ class UnifiedMemoryService:
         )
         self._privacy = PrivacyOperations(self._core)
         self._facts = FactOperations(self._core)
-        self._writes = SessionWrites(self._core, self._privacy)
+        self._fact_updates = FactUpdates(self._core, self._privacy, fact_extractor)
+        self._writes = SessionWrites(self._core, self._privacy, self._fact_updates)
         self._reads = SessionReads(self._core)
         self._recall = RecallOperations(self._core)
         self._items = ItemOperations(self._core)
@@ -198,7 +204,9 @@ class UnifiedMemoryService:
         await self._core.setup()
 
     async def aclose(self) -> None:
-        """Close the store. The service can be set up again afterwards."""
+        """Close the store (after the facts of turns still being read are stored).
+        The service can be set up again afterwards."""
+        await self._fact_updates.drain()
         await self._core.aclose()
 
     async def __aenter__(self) -> Self:

@@ -18,6 +18,7 @@ from ..models import EventType, MemoryEntry, MemoryEvent, Mode, SessionInfo, Swi
 from ..stores.contracts import SessionTtlStore, SettingsChanged, TokensChanged
 from ..validation import check_content, check_content_size, check_id, check_not_future
 from .core import ServiceCore
+from .fact_updates import FactUpdates
 from .privacy import POLICY_ACTOR, PrivacyOperations
 from .reads import visible
 
@@ -54,11 +55,15 @@ class SessionWrites:
     Args:
         core: the shared state.
         privacy: redaction before the store, PHI events, deletion.
+        facts: the facts each stored turn updates (none when ``None``).
     """
 
-    def __init__(self, core: ServiceCore, privacy: PrivacyOperations) -> None:
+    def __init__(
+        self, core: ServiceCore, privacy: PrivacyOperations, facts: FactUpdates | None = None
+    ) -> None:
         self._core = core
         self._privacy = privacy
+        self._facts = facts
 
     def _prepare_entry(
         self, session_id: str, entry: MemoryEntry | Mapping[str, Any], user_id: str | None
@@ -187,6 +192,9 @@ class SessionWrites:
                 self._core.live.publish(session_id, "event", event)
             if phi_event is not None and write.tokens is not None:
                 self._core.privacy.recorded(session_id, write.tokens, phi_event.seq)
+            if self._facts is not None:
+                # the turn as written (in memory only) and as stored
+                await self._facts.observe_turn(prepared, result.entry, write.settings)
         return result.entry
 
     async def add_event(

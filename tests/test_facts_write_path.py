@@ -1,0 +1,188 @@
+"""Each stored user or assistant turn updates the owner's facts: found in the
+turn as written, stored as the turn is (redacted with its tokens when
+``anonymize_phi`` is on, nothing when memory is off), never failing the write."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+
+import pytest
+
+from unimem import MemoryEntry, UnifiedMemoryService
+from unimem.config import MemoryConfig
+from unimem.facts import FactChange
+from unimem.service.fact_extractors import FactTurn
+
+SENTENCE = "I'm allergic to penicillin, it gives me hives. My name is Grace Halloran."
+
+
+class Planted:
+    """An extractor answering with what the test plants (the service's work is
+    under test here, not the rules)."""
+
+    background = False
+
+    def __init__(self, plan: Callable[[FactTurn], list[FactChange]]) -> None:
+        self.plan = plan
+        self.turns: list[FactTurn] = []
+
+    async def extract(self, turn: FactTurn) -> list[FactChange]:
+        self.turns.append(turn)
+        return self.plan(turn)
+
+
+def allergy(turn: FactTurn) -> list[FactChange]:
+    if "penicillin" not in turn.text:
+        return []
+    return [
+        FactChange(
+            op="add",
+            kind="allergy",
+            key="allergy:penicillin",
+            value="penicillin",
+            attributes={"reaction": "hives"},
+            text="Allergic to penicillin (reaction: hives)",
+            corrected=False,
+            replaces=None,
+        )
+    ]
+
+
+def name(turn: FactTurn) -> list[FactChange]:
+    return [
+        FactChange(
+            op="add",
+            kind="preferred_name",
+            key="preferred_name",
+            value="Grace Halloran",
+            attributes={},
+            text="Preferred name: Grace Halloran",
+            corrected=False,
+            replaces=None,
+        )
+    ]
+
+
+def dose(value: str) -> Callable[[FactTurn], list[FactChange]]:
+    def plan(turn: FactTurn) -> list[FactChange]:
+        old = next((f for f in turn.current if f.key == "medication:lisinopril"), None)
+        return [
+            FactChange(
+                op="supersede" if old else "add",
+                kind="medication",
+                key="medication:lisinopril",
+                value="lisinopril",
+                attributes={"dose": value},
+                text=f"Takes lisinopril {value}",
+                corrected=old is not None,
+                replaces=old.id if old else None,
+            )
+        ]
+
+    return plan
+
+
+def service(plan: Callable[[FactTurn], list[FactChange]], **config: bool) -> UnifiedMemoryService:
+    return UnifiedMemoryService(config=MemoryConfig(**config), fact_extractor=Planted(plan))
+
+
+async def say(svc: UnifiedMemoryService, text: str, uid: str = "u1", sid: str = "s1"):
+    return await svc.add_entry(sid, MemoryEntry(role="user", content=text), user_id=uid)
+
+
+async def test_a_user_turn_adds_its_facts_with_their_source():
+    svc = service(allergy)
+    await svc.update_settings({"anonymize_phi": False}, user_id="u1")
+    entry = await say(svc, SENTENCE)
+    [fact] = await svc.list_facts(user_id="u1")
+    assert (fact.kind, fact.key, fact.value, fact.attributes) == (
+        "allergy",
+        "allergy:penicillin",
+        "penicillin",
+        {"reaction": "hives"},
+    )
+    assert fact.source_entry_ids == [entry.id] and fact.session_id == "s1"
+    assert fact.status == "reported" and fact.current and fact.valid_from == entry.timestamp
+    assert await svc.list_facts(user_id="u2") == []
+
+
+async def test_a_change_closes_the_old_fact_and_keeps_it_as_history():
+    def plan(turn: FactTurn) -> list[FactChange]:
+        return dose("20 mg" if "20 mg" in turn.text else "10 mg")(turn)
+
+    svc = UnifiedMemoryService(fact_extractor=Planted(plan))
+    first = await say(svc, "I take lisinopril 10 mg")
+    second = await say(svc, "actually it's 20 mg, not 10")
+    [now] = await svc.list_facts(user_id="u1")
+    assert now.attributes == {"dose": "20 mg"} and now.status == "corrected"
+    assert now.source_entry_ids == [second.id]
+    old, new = await svc.list_facts(user_id="u1", include_history=True)
+    assert old.attributes == {"dose": "10 mg"} and old.valid_to == second.timestamp
+    assert old.source_entry_ids == [first.id] and new.id == now.id
+
+
+async def test_the_extractor_sees_the_current_facts_and_the_turn_as_written():
+    planted = Planted(allergy)
+    svc = UnifiedMemoryService(fact_extractor=planted)  # anonymize_phi on by default
+    await say(svc, SENTENCE)
+    await say(svc, "penicillin again")
+    first, second = planted.turns
+    assert first.text == SENTENCE and first.current == [] and first.role == "user"
+    assert "Halloran" not in first.stored_text  # what storage holds
+    assert [f.key for f in second.current] == ["allergy:penicillin"]
+
+
+async def test_with_anonymization_on_facts_carry_the_turns_tokens():
+    svc = service(name)
+    entry = await say(svc, SENTENCE)
+    [fact] = await svc.list_facts(user_id="u1")
+    token = next(t for t in ("[PERSON_1]",) if t in entry.content)
+    assert "Grace" not in fact.value and "Halloran" not in fact.text
+    assert token in fact.value and token in fact.text
+
+
+async def test_memory_off_stores_no_fact():
+    svc = service(allergy)
+    await svc.update_settings({"enabled": False}, user_id="u1")
+    await say(svc, SENTENCE)
+    assert await svc.list_facts(user_id="u1", include_history=True) == []
+
+
+async def test_auto_facts_off_stores_no_fact():
+    svc = service(allergy, auto_facts=False)
+    await say(svc, SENTENCE)
+    assert await svc.list_facts(user_id="u1", include_history=True) == []
+
+
+async def test_a_system_turn_and_a_retried_turn_add_nothing():
+    planted = Planted(allergy)
+    svc = UnifiedMemoryService(fact_extractor=planted)
+    await svc.add_entry("s1", MemoryEntry(role="system", content=SENTENCE), user_id="u1")
+    entry = await say(svc, SENTENCE)
+    await svc.add_entry("s1", MemoryEntry(id=entry.id, role="user", content=SENTENCE), user_id="u1")
+    assert len(planted.turns) == 1 and len(await svc.list_facts(user_id="u1")) == 1
+
+
+async def test_an_extractor_error_is_logged_without_text_and_the_turn_stored(
+    caplog: pytest.LogCaptureFixture,
+):
+    def broken(turn: FactTurn) -> list[FactChange]:
+        raise RuntimeError(turn.text)
+
+    svc = service(broken)
+    with caplog.at_level(logging.WARNING, logger="unimem.facts"):
+        entry = await say(svc, SENTENCE)
+    assert [e.id for e in await svc.get_history("s1", user_id="u1")] == [entry.id]
+    assert "RuntimeError" in caplog.text and "penicillin" not in caplog.text
+    assert await svc.list_facts(user_id="u1") == []
+
+
+async def test_deleting_the_session_deletes_its_facts_and_export_has_them():
+    svc = service(allergy)
+    await say(svc, SENTENCE)
+    pinned = await svc.add_fact("prefers mornings", "preference", user_id="u1", session_id="s1")
+    exported = await svc.export_user_memory(user_id="u1")
+    assert {f["key"] for f in exported["facts"]} == {"allergy:penicillin", None}
+    await svc.delete_user_memory("session", user_id="u1", session_id="s1")
+    assert [f.id for f in await svc.list_facts(user_id="u1")] == [pinned.id]
