@@ -159,6 +159,22 @@ async def test_deleting_memory_tells_the_other_open_tabs(base: str) -> None:
             notice = await _recv(other_tab)
             assert notice["type"] == "memory_deleted"
             assert notice["item"]["data"] == {"scope": "all"}
+            with pytest.raises(TimeoutError):  # one notice, not one per layer that sent it
+                await asyncio.wait_for(other_tab.recv(), 0.3)
         # A notice, not a stored event.
         events = await http.get("/v1/sessions/s1/events")
         assert events.status_code == 200 and events.json() == []
+
+
+async def test_deleting_one_session_sends_one_notice(base: str) -> None:
+    async with httpx.AsyncClient(base_url=base, headers=auth("alice")) as http:
+        await http.post("/v1/sessions/s1/entries", json={"role": "user", "content": "hi"})
+        async with _ws(base, "s1", "alice") as other_tab:
+            await _ready(other_tab)
+            r = await http.delete("/v1/me/memory", params={"scope": "session", "session_id": "s1"})
+            assert r.status_code == 200
+            notice = await _recv(other_tab)
+            assert notice["type"] == "memory_deleted"
+            assert notice["item"]["data"] == {"scope": "session"}
+            with pytest.raises(TimeoutError):
+                await asyncio.wait_for(other_tab.recv(), 0.3)

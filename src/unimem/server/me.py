@@ -7,7 +7,7 @@ from typing import Annotated, Any, Literal
 import orjson
 from fastapi import APIRouter, Query, Response
 
-from ..models import AuditRecord, DeletionReceipt, MemoryEvent, MemorySettings
+from ..models import AuditRecord, DeletionReceipt, MemorySettings
 from ..service.privacy import AUDIT_EXPORT_LIMIT
 from .deps import ServiceDep, UserDep
 from .error_handlers import ERROR_RESPONSES
@@ -61,25 +61,12 @@ async def delete_memory(
 ) -> Response:
     """``session`` (``session_id``, or every session not yet closed), ``day``
     (since midnight in ``tz``, UTC by default) or ``all``; returns what was
-    removed, per layer. A ``session_id`` of another user is 404."""
-    # Listed first: after the deletion the sessions may be gone.
-    if session_id is not None:
-        affected = [session_id]
-    else:
-        affected = [s.session_id for s in await service.list_sessions(user_id=user, limit=1000)]
+    removed, per layer. A ``session_id`` of another user is 404. The service
+    tells the user's other open clients of each deleted session (live socket
+    ``memory_deleted``) to reload."""
     receipt: DeletionReceipt = await service.delete_user_memory(
         scope, user_id=user, tz=tz, session_id=session_id
     )
-    # Tell the user's other open clients (live socket ``memory_deleted``) to reload.
-    for sid in affected:
-        notice = MemoryEvent(
-            session_id=sid,
-            user_id=user,
-            event_type=MEMORY_DELETED,
-            timestamp=receipt.deleted_at,
-            data={"scope": scope},
-        )
-        service.live.publish(sid, "event", notice)
     return ModelResponse(receipt)
 
 
