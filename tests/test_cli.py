@@ -5,9 +5,11 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import subprocess
 import sys
 import time
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import httpx
@@ -137,7 +139,34 @@ def test_sweep_reports_what_it_deleted(tmp_path: Path) -> None:
     _seed(url)
     result = CliRunner().invoke(main, ["sweep", "--database-url", url])
     assert result.exit_code == 0, result.output
-    assert "deleted 0 expired" in result.output
+    assert "deleted 0 expired entries and events" in result.output
+    assert "30 days for users who set none" in result.output
+
+    async def add_old() -> None:
+        async with UnifiedMemoryService.from_url(url) as service:
+            old = datetime.now(UTC) - timedelta(days=45)
+            for sid in ("old1", "old2"):
+                entry = MemoryEntry(role="user", content="long ago", timestamp=old)
+                await service.add_entry(sid, entry, user_id="alice")
+
+    asyncio.run(add_old())
+    result = CliRunner().invoke(
+        main, ["sweep", "--database-url", url, "--default-retention-days", "40"]
+    )
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    # one line: where, what and how many; no progress bar
+    assert len(lines) == 1, result.output
+    assert lines[0].startswith(f"store {url} (") or lines[0].startswith(f"store {url}:")
+    deleted = re.search(r": deleted (\d+) expired entries and events \(", lines[0])
+    assert deleted is not None and int(deleted.group(1)) >= 2  # the two entries, their events
+    assert "40 days for users who set none" in lines[0]
+
+    async def left() -> list[int]:
+        async with UnifiedMemoryService.from_url(url) as service:
+            return [len(await service.get_history(sid, user_id="alice")) for sid in ("old1", "s1")]
+
+    assert asyncio.run(left()) == [0, 1]
 
 
 def test_serve_refuses_a_public_address_in_local_mode(tmp_path: Path) -> None:

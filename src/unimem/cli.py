@@ -13,6 +13,7 @@ import ipaddress
 import json
 import os
 import sys
+import time
 from collections.abc import Awaitable, Callable, Coroutine
 from datetime import UTC, datetime
 from functools import wraps
@@ -316,18 +317,24 @@ def migrate(database_url: str | None) -> None:
 @_fail_cleanly
 def sweep(database_url: str | None, default_retention_days: int | None) -> None:
     """Delete entries and events older than each user's retention period."""
-    service = _open_service(_settings(database_url))
+    from .models import MemorySettings
 
-    async def sweep_now() -> int:
-        return await service.sweep_retention(default_retention_days=default_retention_days)
+    settings = _settings(database_url)
+    days = default_retention_days or MemorySettings().retention_days
 
-    results = _run(
-        _steps(
-            "sweeping",
-            [("open", service.setup), ("delete expired", sweep_now), ("close", service.aclose)],
-        )
+    async def go() -> tuple[int, float]:
+        async with _open_service(settings) as service:
+            started = time.monotonic()
+            deleted = await service.sweep_retention(default_retention_days=days)
+            return deleted, time.monotonic() - started
+
+    deleted, took = _run(go())
+    rows = "expired entry or event" if deleted == 1 else "expired entries and events"
+    click.echo(
+        f"store {_where(settings.store.durable_url)}: deleted {deleted} {rows} "
+        f"(older than their user's retention; {days} days for users who set none) "
+        f"in {took:.2f} s"
     )
-    click.echo(f"deleted {results[1]} expired entries and events")
 
 
 @main.command()
