@@ -93,6 +93,15 @@ def test_configured_means_a_real_provider_or_an_otel_variable() -> None:
     assert opentelemetry_configured({"UNIMEM_OTEL": "1"}) is False
 
 
+def test_an_installed_tracer_provider_counts_as_configured(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # (the global provider can be set once per process: the getter is swapped instead)
+    assert isinstance(trace.get_tracer_provider(), trace.ProxyTracerProvider)
+    monkeypatch.setattr(trace, "get_tracer_provider", trace.NoOpTracerProvider)
+    assert opentelemetry_configured({}) is True
+
+
 async def test_without_opentelemetry_requests_never_ask_for_its_providers(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

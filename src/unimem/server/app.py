@@ -54,24 +54,18 @@ npm run build</code> (it lands in <code>src/unimem/web/dist</code>), then restar
 """
 
 
-# The OpenTelemetry API's stand-ins for a tracer and a meter provider, in place
-# until something installs a real one, named by class as FastAPI's own check
-# names them. A provider of any other class (an SDK's, a vendor's, a no-op)
-# counts as set up. (The logs API is only in the private ``opentelemetry._logs``
-# so far: a logger provider alone is not looked for.)
-_DEFERRED_PROVIDERS = frozenset(
-    {
-        ("opentelemetry.trace", "ProxyTracerProvider"),
-        ("opentelemetry.metrics._internal", "_ProxyMeterProvider"),
-    }
-)
-
-
 def opentelemetry_configured(environ: Mapping[str, str] | None = None) -> bool:
     """Whether OpenTelemetry is set up for this process: a global tracer or
     meter provider is installed, or an ``OTEL_*`` variable (or
     ``FASTAPI_OTEL_AUTO_CONFIGURE=true``) says one will be, by auto-instrumentation
     or by FastAPI's own set-up when the app starts.
+
+    A tracer provider counts as installed when it is not the API's stand-in
+    (``opentelemetry.trace.ProxyTracerProvider``), which is there until
+    something installs a real one; any other (an SDK's, a vendor's, a no-op)
+    counts. A meter or logger provider installed in code alone is not looked
+    for: the metrics and logs APIs publish no way to tell their stand-ins from
+    a real provider (set ``OTEL_SERVICE_NAME``, as exporters want anyway).
 
     Args:
         environ: the variables to read; ``os.environ`` when omitted.
@@ -82,11 +76,10 @@ def opentelemetry_configured(environ: Mapping[str, str] | None = None) -> bool:
     if any(name.startswith("OTEL_") for name in env):
         return True
     try:
-        from opentelemetry import metrics, trace
+        from opentelemetry import trace
     except ImportError:
         return False
-    providers = (trace.get_tracer_provider(), metrics.get_meter_provider())
-    return any((type(p).__module__, type(p).__name__) not in _DEFERRED_PROVIDERS for p in providers)
+    return not isinstance(trace.get_tracer_provider(), trace.ProxyTracerProvider)
 
 
 def _fastapi_telemetry(enabled: bool) -> dict[str, Any]:
