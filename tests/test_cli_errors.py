@@ -9,6 +9,7 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
@@ -235,3 +236,61 @@ def test_local_mode_banner_health_and_readiness(tmp_path: Path) -> None:
     # the default store, relative to the working directory, and where that is
     assert f"sqlite:///data/unimem.db ({tmp_path / 'data' / 'unimem.db'})" in err
     assert (tmp_path / "data" / "unimem.db").exists()
+
+
+@pytest.mark.slow
+def test_workers_use_the_database_url_option(tmp_path: Path) -> None:
+    """With --workers 2 the workers open the store the option names (not the default)."""
+    port = free_port()
+    db = tmp_path / "option.db"
+    env = {**os.environ, "UNIMEM_JWT_SECRET": ""}
+    for name in ("UNIMEM_DATABASE_URL", "UNIMEM_REDIS_URL", "UNIMEM_DATA_DIR"):
+        env.pop(name, None)
+    command = [sys.executable, "-m", "unimem.cli", "serve", "--port", str(port)]
+    command += ["--workers", "2", "--database-url", f"sqlite:///{db}"]
+    proc = subprocess.Popen(
+        command, env=env, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    try:
+        base = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                health = httpx.get(f"{base}/healthz", timeout=1)
+                break
+            except httpx.TransportError:
+                pass
+            assert proc.poll() is None, proc.communicate()[1]
+            assert time.monotonic() < deadline, "unimem serve did not start"
+            time.sleep(0.2)
+        assert health.json()["store"] == "sqlite"
+        for n in range(4):  # (requests spread over both workers)
+            r = httpx.post(
+                f"{base}/v1/sessions/s{n}/entries",
+                json={"role": "user", "content": f"hello {n}"},
+                timeout=10,
+            )
+            assert r.status_code == 201, r.text
+    finally:
+        proc.terminate()
+        proc.communicate(timeout=30)
+    assert not (tmp_path / "data").exists()  # nothing went to the default store
+
+    async def sessions() -> int:
+        from unimem import UnifiedMemoryService
+
+        async with UnifiedMemoryService.from_url(f"sqlite:///{db}") as service:
+            return len(await service.list_sessions(user_id="local"))
+
+    assert asyncio.run(sessions()) == 4
+    assert not list(Path(tempfile.gettempdir()).glob("unimem-serve-*.env"))
+
+
+def test_workers_refuse_an_environment_naming_another_store(tmp_path: Path) -> None:
+    result = CliRunner().invoke(
+        main,
+        ["serve", "--workers", "2", "--database-url", f"sqlite:///{tmp_path / 'a.db'}"],
+        env={"UNIMEM_DATABASE_URL": f"sqlite:///{tmp_path / 'b.db'}", "UNIMEM_JWT_SECRET": ""},
+    )
+    assert result.exit_code == 2, result.output
+    assert "UNIMEM_DATABASE_URL names another store than the command's option" in result.output

@@ -13,6 +13,7 @@ import ipaddress
 import json
 import os
 import sys
+import tempfile
 import time
 from collections.abc import Awaitable, Callable, Coroutine
 from datetime import UTC, datetime
@@ -230,32 +231,56 @@ def serve(
     click.echo(f"  access    {'logged' if access_log else 'not logged (--access-log)'}", err=True)
     click.echo(f"  telemetry {_telemetry_line()}", err=True)
     click.echo(f"  listening http://{shown}:{port}  (API docs at /docs)", err=True)
-    app: Any
-    if workers == 1:
-        app = create_app(settings)
-    else:
-        # uvicorn starts each worker process from an import string, and a worker
-        # reads its settings from the environment it inherits: the options go
-        # there (the one worker of the default case is handed its app instead)
-        app = "unimem.server.app:create_app"
-        os.environ["UNIMEM_DATABASE_URL"] = url
-        if redis:
-            os.environ["UNIMEM_REDIS_URL"] = redis
-    uvicorn.run(
-        app,
-        factory=workers > 1,
-        host=host,
-        port=port,
-        workers=workers,
-        log_level=log_level,
-        # every line masks tokens and session ids (server/log_redaction.py)
-        log_config=uvicorn_log_config(),
-        access_log=access_log,
-        proxy_headers=False,
-        # a request still running this long after SIGTERM is abandoned, so a
-        # stuck client or query never keeps the server from stopping
-        timeout_graceful_shutdown=SHUTDOWN_GRACE_SECONDS,
-    )
+    app: Any = create_app(settings) if workers == 1 else "unimem.server.app:create_app"
+    # uvicorn starts each of several workers from the factory's import string,
+    # and create_app() reads the UNIMEM_* variables: the command's options
+    # reach the workers as uvicorn's env file (the one worker of the default
+    # case is handed its app instead)
+    env_file = _worker_env_file(url, redis) if workers > 1 else None
+    try:
+        uvicorn.run(
+            app,
+            factory=workers > 1,
+            env_file=env_file,
+            host=host,
+            port=port,
+            workers=workers,
+            log_level=log_level,
+            # every line masks tokens and session ids (server/log_redaction.py)
+            log_config=uvicorn_log_config(),
+            access_log=access_log,
+            proxy_headers=False,
+            # a request still running this long after SIGTERM is abandoned, so a
+            # stuck client or query never keeps the server from stopping
+            timeout_graceful_shutdown=SHUTDOWN_GRACE_SECONDS,
+        )
+    finally:
+        if env_file is not None:
+            env_file.unlink(missing_ok=True)
+
+
+def _worker_env_file(url: str, redis: str | None) -> Path:
+    """A private env file naming the store URLs the workers must use.
+
+    uvicorn loads it (python-dotenv) without overriding variables already
+    set, so a variable set to another value than the option is refused.
+    """
+    lines = []
+    for name, value in (("UNIMEM_DATABASE_URL", url), ("UNIMEM_REDIS_URL", redis)):
+        if not value:
+            continue
+        present = os.environ.get(name, "").strip()
+        if present and present != value:
+            raise click.UsageError(
+                f"{name} names another store than the command's option, and with --workers "
+                f"above 1 every worker reads {name}: unset it, or drop the option"
+            )
+        quoted = value.replace("\\", "\\\\").replace("'", "\\'")
+        lines.append(f"{name}='{quoted}'\n")
+    fd, path = tempfile.mkstemp(prefix="unimem-serve-", suffix=".env")  # mode 0600
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        fh.writelines(lines)
+    return Path(path)
 
 
 def _telemetry_line() -> str:
