@@ -179,3 +179,27 @@ async def test_a_facts_key_value_and_attributes_are_encrypted_too(service: Unifi
     assert first.valid_to == now and second.current
     exported = await service.store.export_user("u1")
     assert exported["facts"][1]["attributes"] == {"reaction": "swelling"}
+
+
+async def test_an_items_value_is_encrypted_and_rotated(service: UnifiedMemoryService):
+    await service.update_settings({"anonymize_phi": False}, user_id="u1")
+    await service.put_item(["notes"], "plain", {"text": "before encryption"}, user_id="u1")
+    service.use_encryption(A)
+    stored = await service.put_item(["notes"], "k", {"text": SECRET, "n": 2}, user_id="u1")
+    assert stored is not None and stored.value == {"text": SECRET, "n": 2}
+    got = await service.get_item(["notes"], "k", user_id="u1")
+    assert got is not None and got.value == {"text": SECRET, "n": 2}
+    assert [i.key for i in await service.search_items(["notes"], user_id="u1")] == ["k", "plain"]
+    assert isinstance(service.store, EncryptedStore)
+    inner = service.store.inner
+    raw = json.dumps([i.model_dump(mode="json") for i in await inner.export_items("u1")])  # type: ignore[attr-defined]
+    assert "chest" not in raw and raw.count("enc:v1:a:") == 1
+    service.use_encryption(f"{B},{A}")
+    assert await service.rotate_encryption(["u1"]) == 2  # the sealed item and the plaintext one
+    service.use_encryption(B)
+    got = await service.get_item(["notes"], "k", user_id="u1")
+    assert got is not None and got.value["text"] == SECRET
+    exported = await service.export_user_memory(user_id="u1")
+    assert sorted(i["value"]["text"] for i in exported["items"]) == ["before encryption", SECRET]
+    raw = json.dumps([i.model_dump(mode="json") for i in await inner.export_items("u1")])  # type: ignore[attr-defined]
+    assert "enc:v1:a:" not in raw and "before encryption" not in raw

@@ -72,12 +72,15 @@ async def test_delete_all_leaves_no_row_and_no_byte_of_the_user_in_the_files(tmp
             entry = MemoryEntry(role="user", content=f"{SECRET} {i}", retrieved_passages=[SECRET])
             await svc.add_entry(f"s{i % 3}", entry, user_id="u1")
         await svc.add_fact(SECRET, "note", user_id="u1")
+        for i in range(10):  # an agent's namespaced items
+            await svc.put_item(["memories"], f"k{i}", {"text": f"{SECRET} {i}"}, user_id="u1")
         await svc.add_entry("other", MemoryEntry(role="user", content="kept"), user_id="u2")
         receipt = await svc.delete_user_memory("all", user_id="u1")
         assert receipt.counts["entries"] == 30 and receipt.counts["facts"] == 1
+        assert receipt.counts["items"] == 10
 
         raw = sqlite3.connect(db)
-        for table in ("entries", "events", "sessions", "summaries", "facts"):
+        for table in ("entries", "events", "sessions", "summaries", "facts", "items"):
             [(n,)] = raw.execute(f"SELECT COUNT(*) FROM {table} WHERE user_id = 'u1'").fetchall()
             assert n == 0, table
         [(n,)] = raw.execute("SELECT COUNT(*) FROM entries WHERE user_id = 'u2'").fetchall()
