@@ -1,10 +1,12 @@
 """The pure core of recall: terms, the query, BM25, fusion, spreading, the block."""
 
+import math
+import random
 from datetime import UTC, datetime, timedelta
 
 from unimem import MemoryEntry, MemoryHit
 from unimem.recall import build_query, format_hit, recall_block, select_hits, terms
-from unimem.recall.index import TermIndex
+from unimem.recall.index import BM25_B, BM25_K1, TermIndex
 from unimem.recall.rank import SESSION_DECAY, diversify, fuse, recency_factor
 
 NOW = datetime(2026, 6, 1, tzinfo=UTC)
@@ -47,6 +49,52 @@ def test_bm25_prefers_rare_terms_and_forgets_removed_documents():
     index.remove("a")
     assert [k for k, _ in index.search(["metformin"], limit=3)] == []
     assert len(index) == 2 and "a" not in index
+
+
+def _bm25_every_posting(docs: dict[int, list[str]], query: list[str]) -> dict[int, float]:
+    """BM25 scored the plain way: every posting of every query term."""
+    count = len(docs)
+    average = sum(map(len, docs.values())) / count
+    scores: dict[int, float] = {}
+    for term in dict.fromkeys(query):
+        having = [key for key, words in docs.items() if term in words]
+        if not having:
+            continue
+        idf = math.log(1 + (count - len(having) + 0.5) / (len(having) + 0.5))
+        for key in having:
+            tf = docs[key].count(term)
+            norm = 1 - BM25_B + BM25_B * len(docs[key]) / average
+            scores[key] = scores.get(key, 0.0) + idf * tf * (BM25_K1 + 1) / (tf + BM25_K1 * norm)
+    return scores
+
+
+def test_bm25_top_k_skipping_common_terms_equals_scoring_every_posting():
+    """The MaxScore shortcut returns the same keys and scores as scoring every
+    posting, with and without a filter, on a corpus of common and rare words."""
+    rng = random.Random(3)
+    common = ["dose", "pill", "today", "doctor"]
+    rare = [f"rare{i}" for i in range(40)]
+    docs = {
+        key: rng.choices(common, k=rng.randint(1, 6)) + rng.choices(rare, k=rng.randint(0, 2))
+        for key in range(600)
+    }
+    index: TermIndex[int] = TermIndex()
+    for key, words in docs.items():
+        index.add(key, " ".join(words))
+    for _ in range(30):
+        query = rng.sample(rare, 2) + rng.sample(common, 2)
+        for limit, accept in ((10, None), (25, lambda key: key % 3 != 0)):
+            expected = _bm25_every_posting(docs, query)
+            ranked = sorted(
+                ((k, v) for k, v in expected.items() if accept is None or accept(k)),
+                key=lambda item: item[1],
+                reverse=True,
+            )[:limit]
+            found = index.search(query, limit=limit, accept=accept)
+            assert [round(v, 9) for _, v in found] == [round(v, 9) for _, v in ranked]
+            assert {k for k, _ in found} <= {k for k, v in ranked} | {
+                k for k, v in expected.items() if round(v, 9) == round(ranked[-1][1], 9)
+            }
 
 
 def test_fusion_adds_reciprocal_ranks_with_weights():

@@ -7,6 +7,7 @@ of :func:`unimem.recall.tokens.terms`.
 
 from __future__ import annotations
 
+import heapq
 import math
 from collections import Counter
 from collections.abc import Callable, Hashable, Iterable
@@ -69,25 +70,57 @@ class TermIndex(Generic[K]):
         self, query: Iterable[str], *, limit: int, accept: Callable[[K], bool] | None = None
     ) -> list[tuple[K, float]]:
         """The ``limit`` best keys for the query terms, best first, with their BM25
-        score; ``accept`` filters keys before they are ranked."""
+        score; ``accept`` filters keys before they are ranked.
+
+        Terms are scored rarest first. Once ``limit`` accepted keys score more
+        than any key not yet seen could still reach (the sum of the remaining
+        terms' largest possible weight, ``idf * (k1 + 1)``), the commoner terms'
+        postings are not walked: only the keys already found are scored for
+        them (MaxScore). The result is the same as scoring every posting."""
         count = len(self._lengths)
         if not count or limit <= 0:
             return []
-        average = self._total / count or 1.0
-        scores: dict[K, float] = {}
+        lists: list[tuple[float, dict[K, int]]] = []
         for term in dict.fromkeys(query):
             posting = self._postings.get(term)
-            if not posting:
-                continue
-            idf = math.log(1 + (count - len(posting) + 0.5) / (len(posting) + 0.5))
+            if posting:
+                df = len(posting)
+                lists.append((math.log(1 + (count - df + 0.5) / (df + 0.5)), posting))
+        lists.sort(key=lambda item: item[0], reverse=True)
+        bounds = [0.0] * (len(lists) + 1)
+        for i in range(len(lists) - 1, -1, -1):
+            bounds[i] = bounds[i + 1] + lists[i][0] * (BM25_K1 + 1)
+        lengths = self._lengths
+        flat = BM25_K1 * (1 - BM25_B)
+        per_length = BM25_K1 * BM25_B / (self._total / count or 1.0)
+        scores: dict[K, float] = {}
+        allowed: dict[K, bool] = {}
+
+        def passes(key: K) -> bool:
+            ok = allowed.get(key)
+            if ok is None:
+                ok = allowed[key] = accept is None or accept(key)
+            return ok
+
+        for i, (idf, posting) in enumerate(lists):
+            if i and len(scores) >= limit:
+                best = heapq.nlargest(limit, (v for k, v in scores.items() if passes(k)))
+                if len(best) == limit and best[-1] > bounds[i]:
+                    # no key unseen so far can enter the best: score the seen ones
+                    for rest_idf, rest in lists[i:]:
+                        gain = rest_idf * (BM25_K1 + 1)
+                        for key in scores:
+                            tf = rest.get(key)
+                            if tf:
+                                scores[key] += gain * tf / (tf + flat + per_length * lengths[key])
+                    break
+            gain = idf * (BM25_K1 + 1)
             for key, tf in posting.items():
-                norm = (
-                    tf
-                    * (BM25_K1 + 1)
-                    / (tf + BM25_K1 * (1 - BM25_B + BM25_B * self._lengths[key] / average))
+                scores[key] = scores.get(key, 0.0) + gain * tf / (
+                    tf + flat + per_length * lengths[key]
                 )
-                scores[key] = scores.get(key, 0.0) + idf * norm
-        ranked = sorted(scores.items(), key=lambda item: item[1], reverse=True)
-        if accept is None:
-            return ranked[:limit]
-        return [item for item in ranked if accept(item[0])][:limit]
+        return heapq.nlargest(
+            limit,
+            ((k, v) for k, v in scores.items() if passes(k)),
+            key=lambda item: item[1],
+        )

@@ -15,6 +15,7 @@ rows (every store query is by ``user_id``).
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -137,12 +138,13 @@ async def _summaries(store: DurableStore, user_id: str, filters: SearchFilters) 
     else:
         listed = await store.list_sessions(user_id, limit=SUMMARY_SESSIONS)
         sessions = [s.session_id for s in listed]
-    found = []
-    for sid in sessions:
-        summary = await store.get_summary(sid)
-        if summary is not None and summary.user_id == user_id and sid != filters.exclude_session:
-            found.append(summary)
-    return found
+    # one read per session, side by side (a pooled store answers them at once)
+    read = await asyncio.gather(*(store.get_summary(sid) for sid in sessions))
+    return [
+        summary
+        for sid, summary in zip(sessions, read, strict=True)
+        if summary is not None and summary.user_id == user_id and sid != filters.exclude_session
+    ]
 
 
 async def search_user_memory(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import heapq
 from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -213,9 +214,12 @@ class InMemoryStore(MemoryItems):
     async def list_sessions(
         self, user_id: str, *, limit: int, offset: int = 0
     ) -> list[SessionInfo]:
-        mine = [s.state for s in self._sessions.values() if s.state.user_id == user_id]
-        mine.sort(key=lambda s: (s.last_active_at, s.session_id), reverse=True)
-        return mine[offset : offset + limit]
+        mine = (s.state for s in self._sessions.values() if s.state.user_id == user_id)
+        # the first offset + limit only (a search reads the latest 20 of thousands)
+        latest = heapq.nlargest(
+            offset + limit, mine, key=lambda s: (s.last_active_at, s.session_id)
+        )
+        return latest[offset:]
 
     # -------------------------------------------------------------- later layers
 

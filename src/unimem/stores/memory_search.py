@@ -13,6 +13,7 @@ from .search import KeywordHit
 __all__ = ["EntryIndex"]
 
 _Key = tuple[str, str]  # (session_id, entry id)
+_ALL = SearchFilters()
 
 
 class EntryIndex:
@@ -49,5 +50,6 @@ class EntryIndex:
         if index is None:
             return []
         entries = self._entries[user_id]
-        found = index.search(terms, limit=limit, accept=lambda key: filters.accepts(entries[key]))
+        accept = None if filters == _ALL else lambda key: filters.accepts(entries[key])
+        found = index.search(terms, limit=limit, accept=accept)
         return [KeywordHit(entries[key], score) for key, score in found]

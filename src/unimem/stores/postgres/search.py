@@ -108,38 +108,62 @@ def tsquery_text(terms: Sequence[str], *, prefix: bool) -> str:
     )
 
 
+#: The query's terms (``$1``, as :func:`tsquery_text` writes them) OR-ed with
+#: their stems under every configuration (``$2``: the terms joined by spaces),
+#: each lexeme once (a tsvector keeps distinct lexemes).
+_QUERY_SQL = (
+    "SELECT (to_tsquery('simple', $1) || coalesce(to_tsquery('simple', "
+    "(SELECT string_agg(quote_literal(lexeme), ' | ') FROM unnest(tsvector_to_array("
+    + " || ".join(f"to_tsvector('{cfg}', $2)" for cfg in QUERY_CONFIGS)
+    + ")) AS lexeme)), ''::tsquery))::text"
+)
+#: How many queries' tsquery texts a store keeps (they depend on the terms alone).
+QUERY_CACHE = 1024
+
+
 class PostgresSearch:
-    """Mixin of :class:`~unimem.stores.postgres.PostgresStore`: keyword search."""
+    """Mixin of :class:`~unimem.stores.postgres.PostgresStore`: keyword search.
+
+    A search is two statements: the query's tsquery (its stems under every
+    configuration; kept for the last :data:`QUERY_CACHE` queries), then the
+    ranking with that tsquery as a value, so that the planner sees it and
+    reads the GIN index. The matches are ranked in ``entry_search`` alone and
+    only the ``limit`` best are joined to their entries, so only the rows
+    returned are read and decoded; a filter on mode, language or role (which
+    the entries hold) joins before ranking.
+    """
 
     if TYPE_CHECKING:  # provided by PostgresStore
 
         def _conn(self) -> AbstractAsyncContextManager[asyncpg.Connection]: ...
 
+    async def _tsquery(self, conn: asyncpg.Connection, terms: list[str]) -> str:
+        cache: dict[tuple[str, ...], str] = self.__dict__.setdefault("_tsqueries", {})
+        key = tuple(terms)
+        found = cache.get(key)
+        if found is None:
+            found = str(
+                await conn.fetchval(_QUERY_SQL, tsquery_text(terms, prefix=True), " ".join(terms))
+            )
+            if len(cache) >= QUERY_CACHE:
+                cache.pop(next(iter(cache)))
+            cache[key] = found
+        return found
+
     async def keyword_search(
         self, user_id: str, terms: Sequence[str], *, filters: SearchFilters, limit: int
     ) -> list[KeywordHit]:
         """The user's entries matching any of ``terms``, best first (``ts_rank``)."""
-        wanted = [t for t in terms if t]
+        wanted = list(dict.fromkeys(t for t in terms if t))
         if not wanted or limit <= 0:
             return []
-        # each term's stems under every configuration, each lexeme once (a
-        # tsvector keeps distinct lexemes), OR-ed with the words as written
-        vectors = " || ".join(f"to_tsvector('{cfg}', $3)" for cfg in QUERY_CONFIGS)
-        stems = (
-            "coalesce(to_tsquery('simple', (SELECT string_agg(quote_literal(lexeme), ' | ') "
-            f"FROM unnest(tsvector_to_array({vectors})) AS lexeme)), ''::tsquery)"
-        )
-        where = ["s.user_id = $1", "s.terms @@ q.query"]
-        args: list[object] = [
-            user_id,
-            tsquery_text(wanted, prefix=True),
-            " ".join(wanted),
-        ]
+        args: list[object] = [user_id, ""]
 
         def arg(value: object) -> str:
             args.append(value)
             return f"${len(args)}"
 
+        where = ["s.user_id = $1", "s.terms @@ $2::tsquery"]
         if filters.session_id is not None:
             where.append(f"s.session_id = {arg(filters.session_id)}")
         if filters.exclude_session is not None:
@@ -148,19 +172,30 @@ class PostgresSearch:
             where.append(f"s.ts >= {arg(filters.since)}")
         if filters.until is not None:
             where.append(f"s.ts < {arg(filters.until)}")
-        for field, values in (
-            ("mode", filters.modes),
-            ("language", filters.languages),
-            ("role", filters.roles),
-        ):
-            if values is not None:
-                where.append(f"(e.data->>'{field}') = ANY({arg(list(values))}::text[])")
-        sql = (
-            "SELECT e.data::text, ts_rank(s.terms, q.query) AS score "
-            f"FROM (SELECT to_tsquery('simple', $2) || {stems} AS query) AS q, "
-            "entry_search s JOIN entries e ON e.session_id = s.session_id AND e.seq = s.seq "
-            f"WHERE {' AND '.join(where)} ORDER BY score DESC, s.ts DESC LIMIT {arg(limit)}"
-        )
+        on_entry = [
+            f"(e.data->>'{field}') = ANY({arg(list(values))}::text[])"
+            for field, values in (
+                ("mode", filters.modes),
+                ("language", filters.languages),
+                ("role", filters.roles),
+            )
+            if values is not None
+        ]
+        join = "JOIN entries e ON e.session_id = s.session_id AND e.seq = s.seq"
+        if on_entry:  # the filter needs the entry: join, then rank what passes
+            sql = (
+                "SELECT e.data::text, ts_rank(s.terms, $2::tsquery) AS score "
+                f"FROM entry_search s {join} WHERE {' AND '.join(where + on_entry)} "
+                f"ORDER BY score DESC, s.ts DESC LIMIT {arg(limit)}"
+            )
+        else:  # rank the index rows, join the best only
+            sql = (
+                "SELECT e.data::text, s.score FROM (SELECT s.session_id, s.seq, s.ts, "
+                "ts_rank(s.terms, $2::tsquery) AS score FROM entry_search s "
+                f"WHERE {' AND '.join(where)} ORDER BY score DESC, s.ts DESC "
+                f"LIMIT {arg(limit)}) AS s {join} ORDER BY s.score DESC, s.ts DESC"
+            )
         async with self._conn() as conn:
+            args[1] = await self._tsquery(conn, wanted)
             rows = await conn.fetch(sql, *args)
         return [KeywordHit(entry_from_json(data), float(score)) for data, score in rows]

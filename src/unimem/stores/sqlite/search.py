@@ -62,6 +62,13 @@ SEARCH_MIGRATION: tuple[str, ...] = (
 )
 
 
+#: Without a selective filter a search ranks every match but joins only the
+#: best ``limit`` times this many (at least :data:`MIN_CANDIDATES`) to their
+#: entries; if too few of those pass, it joins them all.
+CANDIDATE_FACTOR = 2
+MIN_CANDIDATES = 100
+
+
 def owner_token(user_id: str) -> str:
     """The one FTS5 token that stands for ``user_id`` (a hash: ids hold ``-@``)."""
     return "u" + hashlib.sha256(user_id.encode()).hexdigest()[:24]
@@ -136,19 +143,24 @@ class SQLiteSearch:
                     else "0"
                 )
                 args.extend(values)
-        rows = (
-            self._conn()
-            .execute(
-                # the full-text match first (the owner's token narrows it to the
-                # user), then the filters on the rows it found
-                "WITH found AS MATERIALIZED (SELECT rowid AS rid, bm25(entry_terms, 1.0, 0.0) "
-                "AS rank FROM entry_terms WHERE entry_terms MATCH ?) "
-                "SELECT e.data, found.rank FROM found "
-                "JOIN entry_search s ON s.rid = found.rid "
-                "JOIN entries e ON e.session_id = s.session_id AND e.seq = s.seq "
-                f"WHERE {' AND '.join(where)} ORDER BY found.rank LIMIT ?",
-                (*args, limit),
-            )
-            .fetchall()
+        sql = (
+            # the full-text match first (the owner's token narrows it to the
+            # user), its best ``?`` by bm25, then the filters on those rows; only
+            # the rows returned are decoded. (Sorting bm25() here is faster than
+            # FTS5's own ``ORDER BY rank``, and joining only the best halves the
+            # cost of a search with thousands of matches.)
+            "WITH found AS MATERIALIZED (SELECT rowid AS rid, bm25(entry_terms, 1.0, 0.0) AS rank "
+            "FROM entry_terms WHERE entry_terms MATCH ? ORDER BY rank LIMIT ?) "
+            "SELECT e.data, found.rank, (SELECT COUNT(*) FROM found) FROM found "
+            "JOIN entry_search s ON s.rid = found.rid "
+            "JOIN entries e ON e.session_id = s.session_id AND e.seq = s.seq "
+            f"WHERE {' AND '.join(where)} ORDER BY found.rank LIMIT ?"
         )
-        return [KeywordHit(entry_from_json(data), -rank) for data, rank in rows]
+        # the current session left out drops few of the best matches: read the
+        # best few; if too few pass (or any other filter), read every match
+        selective = len(where) > 1 + (filters.exclude_session is not None)
+        candidates = -1 if selective else max(limit * CANDIDATE_FACTOR, MIN_CANDIDATES)
+        rows = self._conn().execute(sql, (match, candidates, *args[1:], limit)).fetchall()
+        if candidates > 0 and len(rows) < limit and (not rows or rows[0][2] == candidates):
+            rows = self._conn().execute(sql, (match, -1, *args[1:], limit)).fetchall()
+        return [KeywordHit(entry_from_json(data), -rank) for data, rank, _ in rows]
