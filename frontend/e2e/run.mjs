@@ -314,6 +314,39 @@ test("a new conversation leaves the old one in the list, named by date and first
   await page.getByTestId("live-status").filter({ hasText: "Live" }).waitFor();
 });
 
+test("a search over past conversations opens the conversation at the turn found", async () => {
+  const page = ctx.page;
+  await page.getByRole("button", { name: "New conversation" }).click();
+  await page.getByTestId("history-empty").waitFor();
+  const box = page.getByRole("searchbox", { name: "Search past conversations" });
+  await box.fill("metformin");
+  await box.press("Enter");
+  const hit = page.locator(`[data-testid="search-hit"][data-session-id="${sessionId}"]`, {
+    hasText: "What is metformin used for?",
+  });
+  await hit.first().waitFor();
+  const first = hit.first();
+  assert.equal((await first.getByTestId("search-hit-mode").innerText()).trim(), "text");
+  assert.equal(await first.getByTestId("search-hit-language").innerText(), "English");
+  assert.ok((await first.getByTestId("search-hit-date").getAttribute("datetime"))?.startsWith("20"));
+  await shot(page, "07-search");
+  await first.click();
+  const turn = page.locator('[data-testid="message"][data-focused="true"]');
+  await turn.filter({ hasText: "What is metformin used for?" }).waitFor();
+  assert.equal(await turn.count(), 1);
+  assert.ok(page.url().includes(`session=${sessionId}`));
+  const inView = await turn.evaluate((el) => {
+    const box = el.getBoundingClientRect();
+    return box.bottom > 0 && box.top < window.innerHeight;
+  });
+  assert.ok(inView, "the turn found is scrolled into view");
+  // Nothing of another conversation is found for words never said.
+  await box.fill("zzyzx");
+  await box.press("Enter");
+  await page.getByTestId("search-empty").waitFor();
+  await page.getByTestId("live-status").filter({ hasText: "Live" }).waitFor();
+});
+
 test("settings refuse a retention out of range and say so", async () => {
   const page = ctx.page;
   const field = page.getByLabel("Retention in days");

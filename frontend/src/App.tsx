@@ -7,6 +7,7 @@ import { ChatInput } from "./components/ChatInput";
 import { ContextInspector } from "./components/ContextInspector";
 import { ConversationList } from "./components/ConversationList";
 import { LanguagePicker } from "./components/LanguagePicker";
+import { MemorySearch } from "./components/MemorySearch";
 import { ModeSwitch } from "./components/ModeSwitch";
 import { PrivacyPanel } from "./components/PrivacyPanel";
 import { TokenForm } from "./components/TokenForm";
@@ -64,6 +65,23 @@ export function App({ WebSocketImpl, client: injected }: AppProps) {
     setSessionId(id);
   }, []);
   const startNew = () => openSession(newSessionId());
+
+  // A search hit opens its conversation at that turn: older pages are loaded
+  // until the turn is there, then the history scrolls to it and marks it.
+  const [focus, setFocus] = useState<{ sessionId: string; entryId: string | null } | null>(null);
+  const openAt = useCallback(
+    (id: string, entryId: string | null) => {
+      openSession(id);
+      setFocus({ sessionId: id, entryId });
+    },
+    [openSession],
+  );
+  const focusId = focus !== null && focus.sessionId === sessionId ? focus.entryId : null;
+  const { hasEarlier, loadEarlier, status, messages } = memory;
+  const focusMissing = focusId !== null && !messages.some((m) => m.id === focusId);
+  useEffect(() => {
+    if (focusMissing && status === "ready" && hasEarlier) void loadEarlier().catch(() => undefined);
+  }, [focusMissing, status, hasEarlier, loadEarlier]);
 
   // The header names the conversation by its date and first words, not its id.
   const [firstLines, setFirstLines] = useState<ReadonlyMap<string, string>>(new Map());
@@ -250,6 +268,7 @@ export function App({ WebSocketImpl, client: injected }: AppProps) {
               timeline={memory.timeline}
               loading={memory.status === "loading"}
               onLoadEarlier={memory.hasEarlier ? () => void memory.loadEarlier() : undefined}
+              focusId={focusId}
             />
             {streaming !== null ? (
               <div
@@ -299,6 +318,7 @@ export function App({ WebSocketImpl, client: injected }: AppProps) {
             </div>
           </section>
           <aside className="side">
+            <MemorySearch client={client} onOpenAt={openAt} />
             <ConversationList
               client={client}
               currentId={sessionId}

@@ -187,6 +187,26 @@ export class FakeServer {
       const limit = Number(url.searchParams.get("limit") ?? 20);
       return json({ sessions: this.sessions.slice(0, limit), limit, offset: 0, next_offset: null });
     }
+    if (path === "/v1/me/search" && method === "GET") {
+      // Like the server, roughly: the turns of every session holding a word of `q`.
+      const words = (url.searchParams.get("q") ?? "").toLowerCase().split(/\s+/).filter(Boolean);
+      const k = Number(url.searchParams.get("k") ?? 10);
+      const all = [...this.entries, ...Object.values(this.histories).flat()];
+      const hits = all
+        .filter((e) => words.some((w) => e.content.toLowerCase().includes(w)))
+        .slice(0, k)
+        .map((e) => ({
+          kind: "entry" as const,
+          entry: e,
+          id: e.id,
+          session_id: e.session_id,
+          timestamp: e.timestamp,
+          score: 1,
+          snippet: e.content,
+          matched_by: ["keyword"],
+        }));
+      return json({ hits });
+    }
     if (path === "/v1/config" && method === "GET") {
       return json({ llm_configured: this.replyPieces !== null, llm_model: this.replyPieces ? "tiny" : null, auth: false, version: "0" });
     }

@@ -23,6 +23,8 @@ import type {
   Mode,
   NewEntry,
   ReplyRequest,
+  SearchOptions,
+  SearchResults,
   ServerConfig,
   SessionPage,
   Stored,
@@ -249,6 +251,14 @@ export class ApiClient {
   /** One page of the caller's conversations, most recently active first. */
   listSessions(limit = 20, offset = 0): Promise<SessionPage> {
     return ok(this.http.GET("/v1/sessions", { params: { query: { limit, offset } } }));
+  }
+
+  /**
+   * Search every conversation of the caller (`GET /v1/me/search`): the turns,
+   * pinned facts and summaries that match `query`, best first.
+   */
+  searchMemory(query: string, options: SearchOptions = {}): Promise<SearchResults> {
+    return ok(this.http.GET("/v1/me/search", { params: { query: { ...options, q: query } } }));
   }
 
   /** Record a voice/text switch; resolves to the context to continue with. */

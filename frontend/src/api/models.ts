@@ -45,6 +45,12 @@ export type ConversationContext = Stored<Schemas["ConversationContext"]>;
 export type LlmContextRequest = Schemas["LlmContextIn"];
 export type LlmContext = Stored<Schemas["LlmContextOut"]>;
 export type DeletionReceipt = Stored<Schemas["DeletionReceipt"]>;
+/** One thing a search of the caller's memory found (a turn, a pinned fact, a summary). */
+export type MemoryHit = Stored<Schemas["MemoryHit"]>;
+/** `GET /v1/me/search`: the hits, best first. */
+export type SearchResults = Stored<Schemas["SearchResults"]>;
+/** The filters of `GET /v1/me/search` besides the query. */
+export type SearchOptions = Omit<NonNullable<operations["search_memory"]["parameters"]["query"]>, "q">;
 /** `GET /v1/config`: what this server offers. */
 export type ServerConfig = Stored<Schemas["ServerConfig"]>;
 /** `/healthz`: the process answers, and whether it runs in local mode. */

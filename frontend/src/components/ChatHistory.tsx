@@ -10,6 +10,8 @@ export interface ChatHistoryProps {
   loading?: boolean;
   /** Offer to load older messages, calling this. */
   onLoadEarlier?: () => void;
+  /** Scroll to this message and mark it (a search hit opened here). */
+  focusId?: string | null;
 }
 
 function entryLanguage(entry: MemoryEntry): string | null {
@@ -78,14 +80,16 @@ function Sources({ entry }: { entry: MemoryEntry }) {
   );
 }
 
-function Message({ entry }: { entry: MemoryEntry }) {
+function Message({ entry, focused = false }: { entry: MemoryEntry; focused?: boolean }) {
   const language = entryLanguage(entry);
   const { interrupted, full } = interruption(entry);
   const sending = entry.metadata.sending === true;
   return (
     <li
-      className={`message role-${entry.role} mode-${entry.mode}${sending ? " sending" : ""}`}
+      className={`message role-${entry.role} mode-${entry.mode}${sending ? " sending" : ""}${focused ? " focused" : ""}`}
       data-testid="message"
+      data-focused={focused || undefined}
+      aria-current={focused || undefined}
       data-entry-id={entry.id}
       data-mode={entry.mode}
       data-role={entry.role}
@@ -163,12 +167,21 @@ function Marker({ event }: { event: MemoryEvent }) {
 }
 
 /** The conversation: messages with mode and language badges, and switch markers between them. */
-export function ChatHistory({ timeline, loading = false, onLoadEarlier }: ChatHistoryProps) {
+export function ChatHistory({ timeline, loading = false, onLoadEarlier, focusId = null }: ChatHistoryProps) {
   const end = useRef<HTMLLIElement | null>(null);
+  const list = useRef<HTMLOListElement | null>(null);
+  const focusShown = focusId !== null && timeline.some((i) => i.kind === "entry" && i.entry.id === focusId);
 
   useEffect(() => {
+    if (focusShown) return; // the focused message keeps the view
     end.current?.scrollIntoView?.({ block: "end" });
-  }, [timeline.length]);
+  }, [timeline.length, focusShown]);
+  useEffect(() => {
+    if (!focusShown || focusId === null) return;
+    const items = Array.from(list.current?.querySelectorAll("[data-entry-id]") ?? []);
+    const item = items.find((el) => el.getAttribute("data-entry-id") === focusId);
+    item?.scrollIntoView?.({ block: "center" });
+  }, [focusShown, focusId]);
 
   if (!loading && timeline.length === 0) {
     return (
@@ -178,7 +191,7 @@ export function ChatHistory({ timeline, loading = false, onLoadEarlier }: ChatHi
     );
   }
   return (
-    <ol className="history" role="log" aria-live="polite" aria-label="Conversation" aria-busy={loading}>
+    <ol ref={list} className="history" role="log" aria-live="polite" aria-label="Conversation" aria-busy={loading}>
       {onLoadEarlier ? (
         <li className="earlier">
           <button type="button" onClick={onLoadEarlier}>
@@ -187,7 +200,11 @@ export function ChatHistory({ timeline, loading = false, onLoadEarlier }: ChatHi
         </li>
       ) : null}
       {timeline.map((item) =>
-        item.kind === "entry" ? <Message key={item.key} entry={item.entry} /> : <Marker key={item.key} event={item.event} />,
+        item.kind === "entry" ? (
+          <Message key={item.key} entry={item.entry} focused={item.entry.id === focusId} />
+        ) : (
+          <Marker key={item.key} event={item.event} />
+        ),
       )}
       <li ref={end} aria-hidden="true" className="end" />
     </ol>
