@@ -6,8 +6,10 @@ so two users' agents using the same namespace never see each other's items.
 A write goes through the owner's settings like an entry's metadata: nothing
 is stored when memory is off; with ``anonymize_phi`` every string of the
 value (but the structural keys of :func:`~unimem.privacy.pipeline.structural_key`)
-is redacted before the store sees it. Deletion (``all``, ``day``), the
-retention sweep (by ``updated_at``) and the export cover items.
+is redacted before the store sees it. Like pinned facts, items are kept
+on purpose and belong to no session, so ``cross_session`` does not hide
+them. Deletion (``all``, ``day``), the retention sweep (by ``updated_at``)
+and the export cover items.
 
 A search reads the items under the prefix (the :data:`ITEM_SCAN` most
 recently updated), keeps those the filter passes and, given a query, puts
