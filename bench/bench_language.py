@@ -114,13 +114,14 @@ def rss_child(mode: str) -> None:
     import lingua  # noqa: F401  (the library itself is not the detector's cost)
 
     import unimem.language.detector as det
+    import unimem.language.lingua_model as model
 
     before = rss_mb()
     if mode == "baseline":
         fn: Detector = baseline_detector()
     else:
         if mode != "unimem":
-            det._detector = det.build_lingua_detector(
+            model._detector = det.build_lingua_detector(
                 low_accuracy=mode == "low-accuracy", preload=mode == "preloaded"
             )
         fn = det.detect_language
@@ -170,6 +171,7 @@ def main() -> None:
         return
 
     import unimem.language.detector as det
+    import unimem.language.lingua_model as model
     from unimem.language import decide_language, detect_language
 
     def policy(text: str, current: str | None) -> tuple[str | None, bool]:
@@ -183,9 +185,9 @@ def main() -> None:
         f"({sum(len(d['turns']) for d in dialogues())} user turns)\n"
     )
     results = [score("unimem (lingua high accuracy, lazy)", detect_language, policy, args.reps)]
-    det._detector = det.build_lingua_detector(low_accuracy=True)
+    model._detector = det.build_lingua_detector(low_accuracy=True)
     results.append(score("unimem (lingua low accuracy)", detect_language, policy, args.reps))
-    det._detector = None
+    model._detector = None
     base = baseline_detector()
     results.append(
         score("baseline: lingua defaults, no policy", base, naive_decide(base), args.reps)

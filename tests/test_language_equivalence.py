@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from unimem.language import detector
+from unimem.language import content_words, detector, lingua_model, script_rules
 from unimem.language.detector import Detection, detect
 from unimem.language.lexicon import lexicon
 
@@ -128,7 +128,7 @@ def _arabic_or_urdu(tokens: list[str]) -> str:
     )
     if urdu != arabic:
         return "ur" if urdu > arabic else "ar"
-    ur = detector._lingua().compute_language_confidence(" ".join(tokens), Language.URDU)
+    ur = lingua_model._lingua().compute_language_confidence(" ".join(tokens), Language.URDU)
     return "ur" if ur > 0.5 else "ar"
 
 
@@ -172,7 +172,7 @@ def _reference_latin(tokens: list[str], text: str) -> Detection:
                 hits[lang] += not set(token).isdisjoint(letters)
     if "¿" in text or "¡" in text:
         hits["es"] += 1
-    values = detector._lingua().compute_language_confidence_values(
+    values = lingua_model._lingua().compute_language_confidence_values(
         " ".join(tokens[: detector.LINGUA_MAX_WORDS])
     )
     probability = {v.language.iso_code_639_1.name.lower(): v.value for v in values}
@@ -329,12 +329,12 @@ def separators() -> set[str]:
 
 def test_tokens_are_the_reference_tokens(separators: set[str]):
     # Punctuation replaced by spaces and str.split() find the same runs as the regex.
-    split_here = set(detector._PUNCTUATION.findall(_ALL)) | {ch for ch in _ALL if ch.isspace()}
+    split_here = set(content_words._PUNCTUATION.findall(_ALL)) | {ch for ch in _ALL if ch.isspace()}
     assert split_here == separators
     sample = "".join(sorted(separators)) + "".join(_EDGE)
     for text in (f"a{ch}b {ch}c{ch} {ch}" for ch in sample):
         want = [t for t in (t.strip(_EDGE) for t in _TOKEN.findall(text)) if t]
-        assert detector._tokens(text) == want, text
+        assert content_words._tokens(text) == want, text
 
 
 def test_lower_casing_the_text_lower_cases_its_tokens(separators: set[str]):
@@ -346,15 +346,15 @@ def test_lower_casing_the_text_lower_cases_its_tokens(separators: set[str]):
     others = "".join(ch for ch in _ALL if ch not in special)
     lowered = "".join(ch.lower() for ch in others)
     assert not special.intersection(lowered)
-    plain = "".join(ch for ch in _ALL if not _DIGIT.match(ch) and not detector._CJK.match(ch))
+    plain = "".join(ch for ch in _ALL if not _DIGIT.match(ch) and not script_rules._CJK.match(ch))
     lowered_plain = "".join(ch.lower() for ch in plain)
     assert _DIGIT.search(lowered_plain) is None
-    assert detector._CJK.search(lowered_plain) is None
+    assert script_rules._CJK.search(lowered_plain) is None
     text = "ΟΔΟΣ. ΑΣ'Α İstanbul ǅemal"
     assert text.lower() != "".join(ch.lower() for ch in text)  # the sigma
 
 
 def test_below_u0250_the_only_digits_are_ascii():
     assert _DIGIT.findall("".join(map(chr, range(0x250)))) == list("0123456789")
-    assert detector._NON_LATIN_SCRIPT.search("".join(map(chr, range(0x250)))) is None
-    assert detector._CJK.search("".join(map(chr, range(0x250)))) is None
+    assert script_rules._NON_LATIN_SCRIPT.search("".join(map(chr, range(0x250)))) is None
+    assert script_rules._CJK.search("".join(map(chr, range(0x250)))) is None

@@ -16,7 +16,7 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from test_language_equivalence import _ODD, _TEXTS, _variants, reference_detect
-from unimem.language import detector, policy
+from unimem.language import detector, latin_evidence, lingua_model, policy
 from unimem.language.detector import (
     DECISIVE_LEAD,
     EVIDENCE_WEIGHT,
@@ -27,7 +27,7 @@ from unimem.language.detector import (
 )
 from unimem.models import MemoryEntry, SessionInfo
 
-_N = len(detector._LATIN)
+_N = len(latin_evidence._LATIN)
 _LONG = (
     "I have been taking the blood pressure medication every morning but I feel dizzy after lunch"
 )
@@ -54,7 +54,7 @@ def test_one_hit_less_is_not_decisive():
     hits[0] = DECISIVE_LEAD - 1
     probability = [0.0] * _N
     probability[1] = 1.0  # all on the runner-up, none on the evidence's winner
-    best, confidence = detector._weigh(probability, hits)
+    best, confidence = latin_evidence._weigh(probability, hits)
     assert best != 0 or confidence < MIN_CONFIDENCE
 
 
@@ -103,20 +103,20 @@ def _adversarial(hits: list[int], b: int) -> list[float]:
 def test_a_decisive_lead_decides_whatever_lingua_says(case):
     hits, b, probability = case
     assert min(probability) >= 0 and sum(probability) <= 1 + 1e-12
-    best, confidence = detector._weigh(probability, hits)
+    best, confidence = latin_evidence._weigh(probability, hits)
     # what _latin reads: the best, its evidence and the confidence floor
     assert best == b
     assert hits[best] > 0
     assert confidence >= MIN_CONFIDENCE
-    lowest = detector._lowest_confidence(hits, b)
+    lowest = latin_evidence._lowest_confidence(hits, b)
     assert MIN_CONFIDENCE <= lowest <= confidence + 1e-12
 
 
 @given(decisive())
 def test_the_lowest_confidence_is_what_the_worst_lingua_output_gives(case):
     hits, b, _ = case
-    _, worst = detector._weigh(_adversarial(hits, b), hits)
-    assert math.isclose(detector._lowest_confidence(hits, b), worst, rel_tol=1e-8)
+    _, worst = latin_evidence._weigh(_adversarial(hits, b), hits)
+    assert math.isclose(latin_evidence._lowest_confidence(hits, b), worst, rel_tol=1e-8)
 
 
 # -- the same labels on every text ----------------------------------------------
@@ -157,11 +157,11 @@ def test_the_exact_detection_is_the_reference_one():
 
 def test_lingua_probabilities_sum_to_at_most_one_over_latin():
     """The mass bound the proof rests on (``_LINGUA_MASS``)."""
-    lingua = detector._lingua()
+    lingua = lingua_model._lingua()
     for text in _TEXTS[:300]:
         values = lingua.compute_language_confidence_values(text)
         assert all(v.value >= 0 for v in values)
-        assert sum(v.value for v in values) <= detector._LINGUA_MASS, text
+        assert sum(v.value for v in values) <= latin_evidence._LINGUA_MASS, text
 
 
 # -- lingua is asked only when needed --------------------------------------------
@@ -174,7 +174,7 @@ class _NoLingua:
 
 @pytest.fixture
 def no_lingua(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(detector, "_detector", _NoLingua())
+    monkeypatch.setattr(lingua_model, "_detector", _NoLingua())
 
 
 def test_a_long_decisive_sentence_skips_lingua(no_lingua: None):
