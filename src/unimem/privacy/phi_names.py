@@ -19,252 +19,33 @@ Names are found these ways, most trusted first:
 
 from __future__ import annotations
 
-import re
-
-from .phi_doc import Doc, words
-from .phi_lexicon import fold
+from .phi_doc import Doc
+from .phi_name_cues import (
+    _CUE_FIRST,
+    _KINDS,
+    _LONGEST,
+    _PARTICLES,
+    _PLACE_AFTER,
+    _PLACE_BEFORE,
+    _SCORES,
+    _SECOND,
+    _SKIP_AFTER_CUE,
+    _SPELL_CUES,
+    _TITLE_WORDS,
+)
+from .phi_name_words import (
+    _accept_first,
+    _arabic,
+    _extend,
+    _given,
+    _given_at,
+    _letters_end,
+    _medical,
+    _name_cased,
+    _plain,
+)
 
 __all__ = ["find_names"]
-
-_KINDS: dict[tuple[str, ...], str] = {}
-
-
-def _phrases(kind: str, phrases: str) -> None:
-    for phrase in phrases.split(","):
-        _KINDS[tuple(phrase.split())] = kind
-
-
-# strong: whatever follows is a name unless it is a common word.
-_phrases(
-    "strong",
-    "my name is,name is,my name's,name's,call me,calls me,named,name :,first name,last name,"
-    "surname,family name,given name,goes by,go by,me llamo,mi nombre es,"
-    "nombre es,se llama,je m'appelle,m'appelle,mon nom est,nom est,s'appelle,nombre :,nom :,"
-    "اسمي,إسمي,اسمه,اسمها,إسمه",
-)
-# weak: only a known given name (or a capitalized word in typed text) follows.
-# patient: a known name follows ("Patient Nguyen Van An", not "Patient Portal").
-_phrases("patient", "patient,pt,paciente,patiente,المريض,المريضة")
-_phrases(
-    "weak",
-    "يا,i'm,i am,im,this is,it's,soy,je suis,c'est,ici,أنا,انا,hi,hello,hey,hola,bonjour,"
-    "thanks,thank you,dear,spoke with,spoke to,talked to,talked with,talking to,"
-    "talking with,speak with,speak to",
-)
-_phrases(
-    "title",
-    "dr,dr .,doctor,doctora,nurse practitioner,physician assistant,dra,dra .,docteur,"
-    "mr,mr .,mrs,mrs .,ms,ms .,miss,mx,nurse,prof,"
-    "professor,sr,sr .,sra,sra .,srta,señor,señora,señorita,don,doña,monsieur,madame,mme,"
-    "mlle,الدكتور,الدكتورة,د .,السيد,السيدة,الأستاذ,الاستاذ,dr",
-)
-_RELATIONS = words(
-    "wife husband son daughter mother mom mum father dad brother sister friend neighbor "
-    "neighbour caregiver grandson granddaughter grandmother grandfather grandma grandpa "
-    "partner cousin aunt uncle nephew niece boyfriend girlfriend hijo hija esposa esposo "
-    "marido mujer madre padre mamá papá hermano hermana abuela abuelo vecino vecina amigo "
-    "amiga nieto nieta fille fils femme mari mère père frère sœur soeur voisin voisine ami "
-    "amie"
-)
-for _rel in _RELATIONS:
-    for _owner in ("my", "mi", "ma", "mon"):
-        _KINDS[(_owner, _rel)] = "relation"
-for _rel in words("زوجتي زوجي ابني ابنتي بنتي أمي امي أبي ابي أخي اخي أختي اختي جاري صديقي"):
-    _KINDS[(_rel,)] = "relation"
-#: Longest cue starting with each word, so most tokens are skipped at once.
-_LONGEST: dict[str, int] = {}
-for _key in _KINDS:
-    _LONGEST[_key[0]] = max(_LONGEST.get(_key[0], 0), len(_key))
-_CUE_FIRST = frozenset(_LONGEST)
-#: The second words of the cues of two words or more, by first word.
-_SECOND: dict[str, frozenset[str]] = {
-    first: frozenset(k[1] for k in _KINDS if len(k) > 1 and k[0] == first) for first in _LONGEST
-}
-_ARABIC_RE = re.compile("[\u0600-\u06ff]")
-_TITLE_WORDS = frozenset(k[0] for k, kind in _KINDS.items() if kind == "title")
-_PARTICLES = frozenset(words("de del la van von der bin ben al el da di du le"))
-_MEDICAL_NEXT = frozenset(
-    words(
-        "disease diseases syndrome palsy lymphoma sign test procedure disorder's disorder "
-        "maladie enfermedad síndrome syndrome's tumor tumour"
-    )
-)
-_SKIP_AFTER_CUE = frozenset({",", ":", "is", "es", "est", "was", "'s", "."})
-# A given name after these is a place or an institution ("in virginia",
-# "saint mary's hospital"), not a person, unless a cue says otherwise.
-_PLACE_BEFORE = frozenset(words("in near saint st san santa mount mt fort port"))
-_PLACE_AFTER = frozenset(
-    words("hospital clinic medical center centre street avenue road county city university")
-)
-_SCORES = {"patient": 0.8, "strong": 0.9, "title": 0.85, "relation": 0.8, "weak": 0.8, "bare": 0.7}
-#: Words before a name spelled out letter by letter ("spelled o k o n k w o").
-_SPELL_CUES = frozenset(
-    words("spelled spelt spell spelling spells name surname name's letters deletreo s'écrit")
-)
-_VOWELS = frozenset("aeiouy")
-
-
-def _stem(low: str) -> str:
-    return low.removesuffix("'s").removesuffix("’s")
-
-
-def _medical(doc: Doc, k: int) -> bool:
-    low = _stem(doc.low(k))
-    med = doc.lex.medical
-    if low in med or (low.endswith("s") and low[:-1] in med) or doc.low(k + 1) in _MEDICAL_NEXT:
-        return True
-    for phrase in doc.lex.medical_phrases.get(low, ()):
-        if all(_stem(doc.low(k + m)).rstrip("s") == p.rstrip("s") for m, p in enumerate(phrase)):
-            return True
-    # the second word of a phrase ("epstein barr", "lou gehrig")
-    prev = _stem(doc.low(k - 1))
-    return any(len(p) > 1 and p[1] == low for p in doc.lex.medical_phrases.get(prev, ()))
-
-
-def _arabic(low: str) -> bool:
-    return not low.isascii() and _ARABIC_RE.search(low) is not None
-
-
-def _plain(doc: Doc, k: int) -> bool:
-    """Token ``k`` is a free word that could be part of a name (not common, not medical)."""
-    if not doc.free(k):
-        return False
-    low = doc.lows[k]
-    if doc.nums[k] is not None or not doc.is_alpha(k) or (len(low) < 2 and not _arabic(low)):
-        return False
-    if low in _TITLE_WORDS:
-        return False  # "Bonjour Monsieur Dupont": the title is no part of the name
-    return low not in doc.lex.common and low not in doc.lex.words and not _medical(doc, k)
-
-
-def _surname_next(doc: Doc, k: int, known: bool) -> bool:
-    """Token ``k + 1`` can be the surname of the given name ``k``: no common word, capitalized
-    in typed text, and a known surname when ``known``."""
-    j = k + 1
-    if doc.cased and not (doc.free(j) and doc.capitalized(j)):
-        return False
-    if not _plain(doc, j):
-        # "Wilhelmina Drake": a capitalized surname that is a common word too
-        return doc.cased and _word_surname(doc, j)
-    return not _arabic(doc.low(j)) and (_known(doc, j) or not known)
-
-
-def _word_surname(doc: Doc, k: int) -> bool:
-    """Token ``k`` is a known surname that is a common word too ("white", "drake")."""
-    low = doc.low(k)
-    return (
-        doc.free(k)
-        and doc.is_alpha(k)
-        and low in doc.lex.words
-        and low not in doc.lex.common
-        and low not in _TITLE_WORDS
-        and fold(_stem(low)) in doc.lex.surnames
-        and not _medical(doc, k)
-    )
-
-
-def _given(doc: Doc, k: int) -> bool:
-    """Token ``k`` is a known given name ("maría", "Maria", "john's")."""
-    return fold(_stem(doc.low(k))) in doc.lex.first_names
-
-
-def _known(doc: Doc, k: int) -> bool:
-    low = fold(_stem(doc.low(k)))
-    bare = low.replace("'", "").replace("’", "")  # "o'connell" is listed as "oconnell"
-    names = doc.lex.first_names
-    return low in names or low in doc.lex.surnames or bare in names or bare in doc.lex.surnames
-
-
-def _accept_first(doc: Doc, k: int, kind: str) -> bool:
-    if (
-        kind != "bare"
-        and doc.cased
-        and doc.free(k)
-        and doc.capitalized(k)
-        and (
-            _given(doc, k)
-            or (kind == "title" and _known(doc, k))
-            or (kind == "patient" and _known(doc, k) and doc.low(k) not in doc.lex.words)
-        )
-        and not _medical(doc, k)
-    ):
-        return True  # "my son Will", "Dr. Le", "Dr. Young": the cue and the capital decide
-    if (
-        kind == "strong"
-        and doc.free(k)
-        and doc.is_alpha(k)
-        and (_given(doc, k) or (_known(doc, k) and doc.low(k) not in doc.lex.common))
-        and not _medical(doc, k)
-    ):
-        return True  # "call me bill", "my name is will", "the name's bond"
-    if (
-        kind != "strong"
-        and doc.free(k)
-        and doc.is_alpha(k)
-        and (not doc.cased or doc.capitalized(k))
-        and (_given(doc, k) or (kind == "weak" and _plain(doc, k)))
-        # "my ip", "My Fitbit": a function word is no given name here
-        and (
-            doc.low(k) not in doc.lex.common
-            or (len(doc.low(k)) > 2 and (doc.cased or kind != "bare"))
-        )
-        and not _medical(doc, k)
-        and _surname_next(doc, k, kind == "bare" and not doc.cased)
-    ):
-        # "this is grace halloran", "Will Baker called", "it's percival castellano"
-        return True
-    if kind == "title" and not doc.cased and _word_surname(doc, k):
-        return True  # "doctor young"
-    if not _plain(doc, k):
-        return False
-    low = doc.low(k)
-    given = _given(doc, k)
-    if kind == "strong":
-        return True
-    if kind == "title":
-        return not doc.cased or doc.capitalized(k) or _arabic(low)
-    if kind == "patient":
-        return _known(doc, k) and (not doc.cased or doc.capitalized(k))
-    if doc.cased and not doc.capitalized(k):
-        return kind == "relation" and given
-    if _arabic(low):
-        return given
-    if kind == "bare":
-        # a given name alone, no cue: a frequent one ("ask james about the refill")
-        return fold(_stem(low)) in doc.lex.frequent_first_names
-    if kind == "weak":
-        return given or (doc.cased and doc.capitalized(k))
-    # relation in a transcript: a known name, or an unknown word that is not a verb
-    return given or (len(low) > 2 and not low.endswith(("ed", "ing", "s")))
-
-
-def _accept_next(doc: Doc, k: int, strict: bool) -> bool:
-    if _plain(doc, k):
-        low = doc.low(k)
-        if _arabic(low):
-            return _known(doc, k) or low.startswith("ال")
-        if doc.cased:
-            return doc.capitalized(k)
-        if strict:
-            return _known(doc, k)
-        return _known(doc, k) or not low.endswith(("ed", "ing"))
-    # a known surname that is a common word too: "John White", "grace hill"
-    return (doc.capitalized(k) if doc.cased else not strict) and _word_surname(doc, k)
-
-
-def _letters_end(doc: Doc, k: int) -> int:
-    """Last token of a name spelled out from token ``k`` ("o k o n k w o"), or -1.
-
-    At least three single letters with a vowel among them, and no number after
-    them (a spelled identifier: "x j h four four one two").
-    """
-    lows = doc.lows
-    j = k
-    while doc.free(j) and len(lows[j]) == 1 and lows[j].isalpha():
-        j += 1
-    if j - k < 3 or _VOWELS.isdisjoint(lows[k:j]) or (j < len(lows) and doc.nums[j] is not None):
-        return -1
-    return j - 1
 
 
 def _find_spelled(doc: Doc, names: set[str]) -> None:
@@ -285,61 +66,6 @@ def _find_spelled(doc: Doc, names: set[str]) -> None:
         ):
             doc.claim("PERSON", k, end, _SCORES["strong"])
         k = end + 1
-
-
-def _extend(doc: Doc, k: int, strict: bool) -> int:
-    """Last token of the name whose first token is ``k`` (up to three parts).
-
-    ``strict``: only known names extend it, for a name found without an
-    introduction in a transcript ("my son julien viendra" ends at "julien").
-    """
-    end = k
-    j = k + 1
-    while j < len(doc.lows) and j - k < 4 and _stem(doc.low(end)) == doc.low(end):
-        if doc.low(j) in _PARTICLES and _accept_next(doc, j + 1, strict) and doc.cased:
-            end = j = j + 1
-        elif (
-            doc.low(j) == "-"
-            and doc.ends[j - 1] == doc.starts[j]
-            and j + 1 < len(doc.lows)
-            and doc.ends[j] == doc.starts[j + 1]
-            and doc.free(j)
-            and _accept_next(doc, j + 1, False)
-        ):
-            end = j = j + 1  # "ruiz-diaz"
-        elif _accept_next(doc, j, strict):
-            end = j
-        else:
-            break
-        j += 1
-    return end
-
-
-def _given_at(doc: Doc) -> list[int]:
-    """The indices of the tokens :func:`_given` accepts, in order.
-
-    An ASCII token not ending in "'s" is its own lookup key (``fold`` and
-    ``_stem`` leave it alone): a set intersection answers for those, and only
-    the other distinct words are folded and stemmed.
-    """
-    names = doc.lex.first_names
-    vocab = doc.vocab
-    norm = doc.norm
-    hits: set[str] | frozenset[str] = names.intersection(vocab)
-    odd = [] if norm.isascii() else [low for low in vocab if not low.isascii()]
-    if "'s" in norm:
-        odd += [low for low in vocab if low.endswith("'s") and low.isascii()]
-    if odd:
-        found = set(hits)
-        for low in odd:
-            if fold(_stem(low)) in names:
-                found.add(low)
-            else:
-                found.discard(low)
-        hits = found
-    if not hits:
-        return []
-    return [k for k, low in enumerate(doc.lows) if low in hits]
 
 
 def find_names(doc: Doc) -> None:
@@ -420,16 +146,6 @@ def find_names(doc: Doc) -> None:
     if found:
         _find_spelled(doc, {"".join(part.split()) for part in found})
         _find_mentions(doc, found)
-
-
-def _name_cased(text: str) -> bool:
-    """``text`` is written as a name is: "Okoro", "McAllister", "O'Neill", not
-    "FlexTouch" or "COPD"."""
-    for prefix in ("Mc", "Mac", "O'", "O’", "D'", "D’"):
-        if text.startswith(prefix) and text[len(prefix) : len(prefix) + 1].isupper():
-            text = text[len(prefix) :]
-            break
-    return text[:1].isupper() and text[1:].islower()
 
 
 def _find_unlisted_pairs(doc: Doc) -> None:
