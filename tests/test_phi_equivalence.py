@@ -18,7 +18,8 @@ from hypothesis import strategies as st
 from unimem.privacy import phi_dates, phi_numbers, phi_patterns
 from unimem.privacy.phi_doc import Doc, Span, _cased, after_hint, scan
 from unimem.privacy.phi_lexicon import fold, get_lexicon
-from unimem.privacy.phi_tokens import _TOKEN_RE, _number_of, normalize, split
+from unimem.privacy.phi_number_words import _number_of
+from unimem.privacy.phi_tokens import _TOKEN_RE, normalize, split
 
 PIECES = [
     *"0123456789",

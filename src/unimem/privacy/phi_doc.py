@@ -8,7 +8,9 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from .phi_lexicon import Lexicon
-from .phi_tokens import Num, NumberRun, normalize, runs_of, split
+from .phi_number_runs import NumberRun, runs_of
+from .phi_number_words import Num
+from .phi_tokens import normalize, split
 
 __all__ = ["SENTENCE_END", "Doc", "Span", "after_hint", "run_start", "scan", "words"]
 

@@ -23,7 +23,8 @@ from typing import Any
 
 from ..errors import InvalidInputError
 from .phi import PhiFinding, PhiType, detect_phi
-from .phi_tokens import normalize, number_runs, tokenize
+from .phi_number_runs import number_runs
+from .phi_tokens import normalize, tokenize
 
 __all__ = ["PhiTokenMap", "RedactionResult", "redact"]
 
