@@ -13,7 +13,7 @@ from unimem.recall import SearchFilters
 from unimem.stores import SQLiteStore
 from unimem.stores.postgres import PostgresStore
 from unimem.stores.postgres.migrations import apply_migrations
-from unimem.stores.sqlite.search import owner_token
+from unimem.stores.sqlite.search import owner_token, register, shard_of
 from unimem.stores.sqlite.store import MIGRATIONS
 
 
@@ -115,3 +115,86 @@ async def test_content_encrypted_at_rest_is_not_searched_and_never_recalled_seal
             assert await service.search_memory(query, user_id="u1") == []
         context = await service.build_llm_context("s2", "insulin enc v1", user_id="u1")
         assert "enc:" not in str(context)
+
+
+def _users_in_two_shards() -> tuple[str, str]:
+    """Two user ids whose terms live in different FTS5 tables."""
+    first = "alice"
+    other = next(f"bob{i}" for i in range(100) if shard_of(f"bob{i}") != shard_of(first))
+    return first, other
+
+
+async def test_sqlite_v6_moves_the_index_into_tables_by_owner(tmp_path: Path):
+    """A file indexed by version 3 keeps every entry findable after version 6
+    splits the index, each user's terms in their own table."""
+    path = tmp_path / "v5.db"
+    alice, bob = _users_in_two_shards()
+    db = sqlite3.connect(path)
+    register(db)
+    db.execute("CREATE TABLE unimem_migrations (version INTEGER PRIMARY KEY, applied_at TEXT)")
+    for version, sql in MIGRATIONS[:5]:
+        statements = sql.split(";") if isinstance(sql, str) else sql
+        for statement in filter(str.strip, statements):
+            db.execute(statement)
+        db.execute("INSERT INTO unimem_migrations (version) VALUES (?)", (version,))
+    for seq, (uid, text) in enumerate([(alice, "my lisinopril dose"), (bob, "lisinopril too")], 1):
+        entry = _entry(text).model_copy(update={"user_id": uid, "seq": seq, "id": f"e{seq}"})
+        db.execute(
+            "INSERT INTO entries (session_id, seq, id, user_id, ts_us, data) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            ("s1", seq, entry.id, uid, seq, entry.model_dump_json()),
+        )
+    db.commit()
+    db.close()
+    store = SQLiteStore(path)
+    await store.setup()
+    try:
+        assert 6 in store.applied_migrations
+        for uid, text in ((alice, "my lisinopril dose"), (bob, "lisinopril too")):
+            [hit] = await store.keyword_search(
+                uid, ["lisinopril"], filters=SearchFilters(), limit=5
+            )
+            assert hit.entry.content == text
+            table = f"entry_terms_{shard_of(uid)}"
+            [(n,)] = store._conn().execute(f"SELECT COUNT(*) FROM {table}").fetchall()
+            assert n == 1, table
+        tables = (
+            store._conn()
+            .execute("SELECT name FROM sqlite_master WHERE name = 'entry_terms'")
+            .fetchall()
+        )
+        assert tables == []
+    finally:
+        await store.aclose()
+
+
+async def test_sqlite_deletion_merges_only_the_deleting_users_index_table(tmp_path: Path):
+    """Deleting a turn rewrites the index table of its owner, not the others',
+    and leaves none of its terms in the file."""
+    alice, bob = _users_in_two_shards()
+    path = tmp_path / "shards.db"
+    async with UnifiedMemoryService(SQLiteStore(path)) as service:
+        await service.update_settings({"anonymize_phi": False}, user_id=alice)
+        for i in range(40):
+            await service.add_entry("a1", {"role": "user", "content": f"walk {i}"}, user_id=alice)
+            await service.add_entry("b1", {"role": "user", "content": f"swim {i}"}, user_id=bob)
+        secret = await service.add_entry(
+            "a1", {"role": "user", "content": "quetzalcoatl"}, user_id=alice
+        )
+        store = service.store
+        assert isinstance(store, SQLiteStore)
+        bobs = f"entry_terms_{shard_of(bob)}_data"
+        before = store._conn().execute(f"SELECT id, block FROM {bobs} ORDER BY id").fetchall()
+        assert await service.delete_entry("a1", secret.id, user_id=alice)
+        after = store._conn().execute(f"SELECT id, block FROM {bobs} ORDER BY id").fetchall()
+        assert after == before  # bob's table was not merged
+        assert store._conn().execute("SELECT * FROM entry_terms_dirty").fetchall() == []
+        assert await service.search_memory("quetzalcoatl", user_id=alice) == []
+        assert len(await service.search_memory("walk", user_id=alice, k=50)) == 40
+    assert _files_holding(tmp_path, "shards.db", b"quetzalcoatl") == []
+
+
+def _files_holding(folder: Path, prefix: str, needle: bytes) -> list[str]:
+    """Names of the database files (db, WAL, shm) whose bytes contain ``needle``."""
+    files = [p for p in folder.iterdir() if p.name.startswith(prefix)]
+    return [p.name for p in files if needle in p.read_bytes()]

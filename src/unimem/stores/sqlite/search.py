@@ -9,10 +9,14 @@ commits, and leaves the index when it is deleted or swept. The triggers call
 ``unimem_terms``, a function the store registers on its connection (so the
 file is written only through :class:`~unimem.stores.sqlite.SQLiteStore`).
 
-FTS5 keeps a deleted row's terms in its index segments until they are merged:
-after a deletion the store merges them (``optimize``), and with
-``secure_delete`` on the freed pages are zeroed, so nothing of a deleted
-entry stays in the file.
+Schema version 6 splits ``entry_terms`` into :data:`SHARDS` FTS5 tables
+``entry_terms_0`` ... by a hash of the owner (``entry_search.shard`` says
+which), because FTS5 keeps a deleted row's terms in its index segments until
+they are merged, and a merge (``optimize``) rewrites the whole table: after
+a deletion the store merges only the tables that lost rows (the delete
+trigger marks them in ``entry_terms_dirty``), a sixteenth of the index for
+one user's deletion instead of all of it. With ``secure_delete`` on the
+freed pages are zeroed, so nothing of a deleted entry stays in the file.
 """
 
 from __future__ import annotations
@@ -28,7 +32,16 @@ from ...recall.tokens import terms_text
 from ..rows import entry_from_json
 from ..search import KeywordHit
 
-__all__ = ["SEARCH_MIGRATION", "SQLiteSearch", "owner_token", "purge_deleted_terms", "register"]
+__all__ = [
+    "SEARCH_MIGRATION",
+    "SHARDS",
+    "SHARD_MIGRATION",
+    "SQLiteSearch",
+    "owner_token",
+    "purge_deleted_terms",
+    "register",
+    "shard_of",
+]
 
 _CONTENT = "json_extract(new.data, '$.content')"
 _KEY = "session_id = {row}.session_id AND seq = {row}.seq"
@@ -69,9 +82,68 @@ CANDIDATE_FACTOR = 2
 MIN_CANDIDATES = 100
 
 
+#: How many FTS5 tables the index is split into (by owner).
+SHARDS = 16
+_FTS = (
+    "USING fts5(terms, owner, tokenize = "
+    "\"unicode61 remove_diacritics 0 categories 'L* N* Co M*' tokenchars '.:'\")"
+)
+_NEW_TERMS = (
+    "SELECT rid, unimem_terms(json_extract(new.data, '$.content')), unimem_owner(new.user_id) "
+    "FROM entry_search WHERE session_id = new.session_id AND seq = new.seq AND shard = {k}"
+)
+_ROW = "(SELECT rid FROM entry_search WHERE {key} AND shard = {k})"
+
+#: Schema version 6: the index in :data:`SHARDS` tables by owner, merged apart.
+SHARD_MIGRATION: tuple[str, ...] = (
+    "DROP TRIGGER entries_search_insert",
+    "DROP TRIGGER entries_search_update",
+    "DROP TRIGGER entries_search_delete",
+    "ALTER TABLE entry_search ADD COLUMN shard INTEGER NOT NULL DEFAULT 0",
+    "UPDATE entry_search SET shard = unimem_shard((SELECT e.user_id FROM entries e "
+    "WHERE e.session_id = entry_search.session_id AND e.seq = entry_search.seq))",
+    "CREATE TABLE entry_terms_dirty (shard INTEGER PRIMARY KEY)",
+    *(f"CREATE VIRTUAL TABLE entry_terms_{k} {_FTS}" for k in range(SHARDS)),
+    *(
+        f"INSERT INTO entry_terms_{k} (rowid, terms, owner) SELECT t.rowid, t.terms, t.owner "
+        f"FROM entry_terms t JOIN entry_search s ON s.rid = t.rowid WHERE s.shard = {k}"
+        for k in range(SHARDS)
+    ),
+    "DROP TABLE entry_terms",
+    "CREATE TRIGGER entries_search_insert AFTER INSERT ON entries BEGIN "
+    "INSERT INTO entry_search (session_id, seq, shard) "
+    "VALUES (new.session_id, new.seq, unimem_shard(new.user_id)); "
+    + " ".join(
+        f"INSERT INTO entry_terms_{k} (rowid, terms, owner) {_NEW_TERMS.format(k=k)};"
+        for k in range(SHARDS)
+    )
+    + " END",
+    "CREATE TRIGGER entries_search_update AFTER UPDATE OF data ON entries BEGIN "
+    + " ".join(
+        f"UPDATE entry_terms_{k} SET terms = unimem_terms({_CONTENT}) "
+        f"WHERE rowid = {_ROW.format(key=_KEY.format(row='new'), k=k)};"
+        for k in range(SHARDS)
+    )
+    + " END",
+    "CREATE TRIGGER entries_search_delete AFTER DELETE ON entries BEGIN "
+    "INSERT OR IGNORE INTO entry_terms_dirty (shard) "
+    f"SELECT shard FROM entry_search WHERE {_KEY.format(row='old')}; "
+    + " ".join(
+        f"DELETE FROM entry_terms_{k} WHERE rowid = {_ROW.format(key=_KEY.format(row='old'), k=k)};"
+        for k in range(SHARDS)
+    )
+    + f" DELETE FROM entry_search WHERE {_KEY.format(row='old')}; END",
+)
+
+
 def owner_token(user_id: str) -> str:
     """The one FTS5 token that stands for ``user_id`` (a hash: ids hold ``-@``)."""
     return "u" + hashlib.sha256(user_id.encode()).hexdigest()[:24]
+
+
+def shard_of(user_id: str) -> int:
+    """Which of the :data:`SHARDS` tables holds ``user_id``'s terms."""
+    return int(hashlib.sha256(user_id.encode()).hexdigest()[:8], 16) % SHARDS
 
 
 def _terms(content: object) -> str:
@@ -82,15 +154,26 @@ def _owner(user_id: object) -> str:
     return owner_token(user_id) if isinstance(user_id, str) else ""
 
 
+def _shard(user_id: object) -> int:
+    return shard_of(user_id) if isinstance(user_id, str) else 0
+
+
 def register(db: sqlite3.Connection) -> None:
     """Register the functions the index's triggers call on ``db``."""
     db.create_function("unimem_terms", 1, _terms, deterministic=True)
     db.create_function("unimem_owner", 1, _owner, deterministic=True)
+    db.create_function("unimem_shard", 1, _shard, deterministic=True)
 
 
 def purge_deleted_terms(db: sqlite3.Connection) -> None:
-    """Merge the FTS5 segments so deleted entries' terms leave the file."""
-    db.execute("INSERT INTO entry_terms (entry_terms) VALUES ('optimize')")
+    """Merge the FTS5 tables that lost rows, so deleted entries' terms leave the
+    file (the others are not rewritten)."""
+    with db:
+        for (k,) in db.execute("SELECT shard FROM entry_terms_dirty").fetchall():
+            db.execute(
+                f"INSERT INTO entry_terms_{int(k)} (entry_terms_{int(k)}) VALUES ('optimize')"
+            )
+        db.execute("DELETE FROM entry_terms_dirty")
 
 
 def _phrase(term: str) -> str:
@@ -117,6 +200,7 @@ class SQLiteSearch:
             return []
         anyof = " OR ".join(map(_phrase, wanted))
         match = f"owner : {_phrase(owner_token(user_id))} AND terms : ({anyof})"
+        table = f"entry_terms_{shard_of(user_id)}"
         where = ["e.user_id = ?"]
         args: list[object] = [match, user_id]
         if filters.session_id is not None:
@@ -149,8 +233,8 @@ class SQLiteSearch:
             # the rows returned are decoded. (Sorting bm25() here is faster than
             # FTS5's own ``ORDER BY rank``, and joining only the best halves the
             # cost of a search with thousands of matches.)
-            "WITH found AS MATERIALIZED (SELECT rowid AS rid, bm25(entry_terms, 1.0, 0.0) AS rank "
-            "FROM entry_terms WHERE entry_terms MATCH ? ORDER BY rank LIMIT ?) "
+            f"WITH found AS MATERIALIZED (SELECT rowid AS rid, bm25({table}, 1.0, 0.0) AS rank "
+            f"FROM {table} WHERE {table} MATCH ? ORDER BY rank LIMIT ?) "
             "SELECT e.data, found.rank, (SELECT COUNT(*) FROM found) FROM found "
             "JOIN entry_search s ON s.rid = found.rid "
             "JOIN entries e ON e.session_id = s.session_id AND e.seq = s.seq "

@@ -22,7 +22,7 @@ from ..contracts import AppendResult, ContextSnapshot, PhiGuard, SettingsGuard, 
 from ..rows import entry_from_json, event_from_json, session_from_json
 from ..timeline import check_write_guards, plan_close, plan_entry, plan_event
 from .items import ITEMS_MIGRATION, SQLiteItems
-from .search import SEARCH_MIGRATION, SQLiteSearch, register
+from .search import SEARCH_MIGRATION, SHARD_MIGRATION, SQLiteSearch, register
 from .user_data import SQLiteLayers
 from .vault import VAULT_MIGRATION, SQLiteVault, insert_values
 
@@ -112,6 +112,7 @@ MIGRATIONS: list[tuple[int, str | tuple[str, ...]]] = [
     (3, SEARCH_MIGRATION),  # the keyword index (unimem.stores.sqlite.search)
     (4, ITEMS_MIGRATION),  # namespaced items (unimem.stores.sqlite.items)
     (5, VAULT_MIGRATION),  # the PHI vault (unimem.stores.sqlite.vault)
+    (6, SHARD_MIGRATION),  # the keyword index split by owner (unimem.stores.sqlite.search)
 ]
 
 SCHEMA_VERSION = MIGRATIONS[-1][0]
