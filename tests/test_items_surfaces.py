@@ -4,15 +4,18 @@ mistake is a 422 naming the field."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 from typing import Any
 
 import pytest
+from click.testing import CliRunner
 from mcp.client import Client
 
 from server_support import asgi_client, auth, create_app, running_server, settings, token
 from unimem import InvalidInputError, StoredItem, UnifiedMemoryService
+from unimem.cli import main
 from unimem.client import MemoryClient
 from unimem.mcp_server import build_mcp_server
 
@@ -124,3 +127,38 @@ async def test_mcp_item_tools(tmp_path: Path) -> None:
             gone = _payload(await client.call_tool("delete_item", {"namespace": FOOD, "key": "k"}))
             assert gone == {"deleted": True}
         assert await service.get_item(FOOD, "k", user_id="carol") is None
+
+
+def test_cli_lists_and_deletes_items(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'cli.db'}"
+
+    async def planted() -> None:
+        async with UnifiedMemoryService.from_url(url) as service:
+            await service.put_item(
+                FOOD, "ramen", {"text": "loves ramen", "stars": 5}, user_id="erin"
+            )
+            await service.put_item(
+                FOOD, "kale", {"text": "dislikes kale", "stars": 1}, user_id="erin"
+            )
+            await service.put_item(["profile"], "name", {"text": "Erin"}, user_id="ivan")
+
+    asyncio.run(planted())
+    runner = CliRunner()
+    base = ["--user", "erin", "--database-url", url]
+    listed = runner.invoke(main, ["items", "list", *base, "--prefix", "memories", "--json"])
+    assert listed.exit_code == 0, listed.output
+    assert sorted(i["key"] for i in json.loads(listed.output)) == ["kale", "ramen"]
+    ranked = runner.invoke(main, ["items", "list", *base, "--query", "kale"])
+    assert ranked.output.splitlines()[0].startswith("memories/food  kale  ")
+    good = runner.invoke(main, ["items", "list", *base, "--filter", '{"stars": {"$gt": 3}}'])
+    assert [line.split()[1] for line in good.output.splitlines()] == ["ramen"]
+    bad = runner.invoke(main, ["items", "list", *base, "--filter", "{not json"])
+    assert bad.exit_code == 2 and "not JSON" in bad.output
+    names = runner.invoke(main, ["items", "namespaces", *base])
+    assert names.output.splitlines() == ["memories/food"]
+    gone = runner.invoke(main, ["items", "delete", *base, "memories/food", "kale"])
+    assert gone.exit_code == 0
+    again = runner.invoke(main, ["items", "delete", *base, "memories/food", "kale"])
+    assert again.exit_code == 1 and "no item 'kale'" in again.output
+    theirs = runner.invoke(main, ["items", "list", *base, "--prefix", "profile"])
+    assert theirs.exit_code == 0 and "no items" in theirs.output

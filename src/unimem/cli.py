@@ -518,7 +518,8 @@ def mcp(user: str, database_url: str | None) -> None:
 
     Tools: add_entry, get_context, get_history, list_sessions, delete_memory,
     add_fact, list_facts, confirm_fact, correct_fact, delete_fact, pin_entry,
-    search_memory. The store is opened as `unimem serve`
+    search_memory, put_item, get_item, delete_item, search_items,
+    list_item_namespaces. The store is opened as `unimem serve`
     opens it (UNIMEM_DATABASE_URL, UNIMEM_REDIS_URL, UNIMEM_ENCRYPTION_KEYS and
     the UNIMEM_* limits apply). An MCP host starts this in a directory of its
     choosing: set UNIMEM_DATA_DIR (or UNIMEM_DATABASE_URL) in its server entry,
@@ -537,8 +538,10 @@ def mcp(user: str, database_url: str | None) -> None:
 
 # defined beside this module (which it imports), registered once both exist
 from .cli_facts import facts  # noqa: E402
+from .cli_items import items  # noqa: E402
 
 main.add_command(facts)
+main.add_command(items)
 
 if __name__ == "__main__":  # pragma: no cover - `python -m unimem.cli`
     main()
