@@ -90,6 +90,12 @@ PATHS: dict[str, Callable[[UnifiedMemoryService], Awaitable[None]]] = {
     "interrupted_answer": lambda s: _interrupt(s),
     "summary": _summary,
     "llm_context_query_and_passages": _llm_context,
+    "item_value": lambda s: s.put_item(
+        ["memories"],
+        "call",
+        {"note": SAYS, "who": {"name": RAW[0]}, "tags": [RAW[1]]},
+        user_id=USER,
+    ),
 }
 
 
@@ -115,7 +121,7 @@ async def _interrupt(service: UnifiedMemoryService) -> None:
 async def test_no_raw_phi_reaches_a_store_or_the_llm(service: UnifiedMemoryService, path: str):
     await PATHS[path](service)
     dump = await _everything(service)
-    assert any(dump[kind] for kind in ("entries", "facts", "events"))
+    assert any(dump[kind] for kind in ("entries", "facts", "events", "items"))
     _clean(dump)
 
 
