@@ -303,7 +303,9 @@ export interface paths {
          * Delete the caller's memory
          * @description ``session`` (``session_id``, or every session not yet closed), ``day``
          *     (since midnight in ``tz``, UTC by default) or ``all``; returns what was
-         *     removed, per layer. A ``session_id`` of another user is 404.
+         *     removed, per layer. A ``session_id`` of another user is 404. The service
+         *     tells the user's other open clients of each deleted session (live socket
+         *     ``memory_deleted``) to reload.
          */
         delete: operations["delete_user_memory"];
         options?: never;
