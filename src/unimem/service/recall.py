@@ -120,7 +120,8 @@ def _summary_hits(summaries: Sequence[Summary], terms: Sequence[str]) -> list[Me
 
 def _entry_hit(found: KeywordHit) -> MemoryHit:
     entry = found.entry
-    return MemoryHit(
+    # built from a stored, validated entry: nothing to validate again
+    return MemoryHit.model_construct(
         kind="entry",
         entry=entry,
         id=entry.id,
@@ -181,15 +182,23 @@ async def search_user_memory(
     searcher = keyword_search_of(store)
     if "entry" in kinds and searcher is not None:
         result.modes.append("keyword")
-        for name, weight, terms in (
-            ("question", QUESTION_WEIGHT, question),
-            ("context", CONTEXT_RANKING_WEIGHT, context),
-        ):
-            if terms:
-                found = await searcher.keyword_search(
-                    user_id, terms, filters=filters, limit=CANDIDATES
-                )
-                add(name, weight, [_entry_hit(f) for f in found])
+        wanted = [
+            (name, weight, terms)
+            for name, weight, terms in (
+                ("question", QUESTION_WEIGHT, question),
+                ("context", CONTEXT_RANKING_WEIGHT, context),
+            )
+            if terms
+        ]
+        # both searches at once: a pooled store answers them side by side
+        found_all = await asyncio.gather(
+            *(
+                searcher.keyword_search(user_id, terms, filters=filters, limit=CANDIDATES)
+                for _, _, terms in wanted
+            )
+        )
+        for (name, weight, _), found in zip(wanted, found_all, strict=True):
+            add(name, weight, [_entry_hit(f) for f in found])
     elif "entry" in kinds:
         log.warning("the store offers no keyword search; entries are not searched")
     all_terms = question + context
