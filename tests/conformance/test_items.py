@@ -159,3 +159,14 @@ async def test_deletion_export_and_retention_cover_items(service: UnifiedMemoryS
     assert await service.sweep_retention(utcnow() + timedelta(hours=1)) == 0
     assert await service.sweep_retention(utcnow() + timedelta(days=2)) >= 4
     assert await service.search_items([], user_id="bob") == []
+
+
+async def test_a_read_items_value_is_the_readers_own(service: UnifiedMemoryService):
+    value = {"text": "likes tea", "tags": ["drink"]}
+    await service.put_item(["m"], "k", value, user_id="u1")
+    value["tags"].append("changed after the put")
+    got = await service.get_item(["m"], "k", user_id="u1")
+    assert got is not None and got.value == {"text": "likes tea", "tags": ["drink"]}
+    got.value["tags"].append("changed after the read")
+    [again] = await service.search_items(["m"], user_id="u1")
+    assert again.value == {"text": "likes tea", "tags": ["drink"]}

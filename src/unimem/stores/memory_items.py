@@ -27,11 +27,13 @@ class MemoryItems:
         old = items.get(key)
         if old is not None:
             item = item.model_copy(update={"created_at": old.created_at})
-        items[key] = item
+        # kept apart from the caller's objects (as a database would), both ways
+        items[key] = item.model_copy(deep=True)
         return item
 
     async def get_item(self, user_id: str, namespace: Sequence[str], key: str) -> StoredItem | None:
-        return self._items.get(user_id, {}).get((namespace_text(namespace), key))
+        found = self._items.get(user_id, {}).get((namespace_text(namespace), key))
+        return found.model_copy(deep=True) if found is not None else None
 
     async def delete_item(self, user_id: str, namespace: Sequence[str], key: str) -> bool:
         items = self._items.get(user_id, {})
@@ -47,7 +49,7 @@ class MemoryItems:
             if not namespace_prefix or ns == exact or low <= ns < high
         ]
         found.sort(key=lambda i: i.updated_at, reverse=True)
-        return found[: max(limit, 0)]
+        return [i.model_copy(deep=True) for i in found[: max(limit, 0)]]
 
     async def item_namespaces(self, user_id: str) -> list[list[str]]:
         texts = {ns for ns, _ in self._items.get(user_id, {})}
@@ -79,4 +81,4 @@ class MemoryItems:
     async def export_items(self, user_id: str) -> list[StoredItem]:
         found = list(self._items.get(user_id, {}).values())
         found.sort(key=lambda i: (i.created_at, namespace_text(i.namespace), i.key))
-        return found
+        return [i.model_copy(deep=True) for i in found]
