@@ -1,19 +1,100 @@
 """Find the facts a turn states about the user: the offline rules.
 
 :func:`extract_facts` reads one turn (typed, or a voice transcript: lowercase,
-fillers, numbers in words) and returns the changes it makes to the user's
-current facts. Statements about other people ("my mom is allergic to
-penicillin") and chatter give nothing. Synchronous, no I/O.
+fillers, numbers in words) clause by clause and returns the changes it makes
+to the user's current facts. Clauses about other people ("my mom is allergic
+to penicillin"), questions, and chatter give nothing. Synchronous, no I/O.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 
-from .changes import CurrentFact, FactChange
+from .changes import CurrentFact, FactChange, FactOp
+from .cues import Cues, cues_for
+from .kinds import clause_changes
+from .reconcile import index_current
+from .vocabulary import Mention, find_terms, words_of
+from .when import normalize_numbers
 
-__all__ = ["extract_facts"]
+__all__ = ["Clause", "extract_facts"]
+
+_SPLIT = re.compile(r"(?<=[.!?;؟])\s+|\n+|\s+(?:but|pero|mais|لكن)\s+(?=i\b|yo\b|je\b|j'|أنا)")
+_FILLERS = frozenset(
+    [
+        "um",
+        "umm",
+        "uh",
+        "uhh",
+        "er",
+        "erm",
+        "hmm",
+        "mm",
+        "eh",
+        "euh",
+        "ben",
+        "bah",
+        "اممم",
+        "امم",
+        "يعني",
+    ]
+)
+_MAX_TEXT = 4000  # a turn longer than this is read up to here: facts come in short sentences
+
+
+@dataclass(frozen=True, slots=True)
+class Clause:
+    """One clause of a turn, as the rules read it."""
+
+    raw: str  # as written (names keep their case)
+    text: str  # folded, fillers dropped, numbers as digits
+    words: tuple[str, ...]
+    mentions: tuple[Mention, ...]
+    asked: bool  # a question
+    role: str
+    cues: Cues
+
+    def offset(self, word: int) -> int:
+        """Where word ``word`` starts in :attr:`text`."""
+        return sum(len(w) + 1 for w in self.words[:word])
+
+    def words_between(self, start: int, end: int) -> str:
+        return " ".join(self.words[start:end])
+
+
+_FILLER_PAIRS = frozenset([("you", "know"), ("o", "sea")])
+
+
+def normalize_words(raw: str, language: str | None) -> list[str]:
+    """Folded words, fillers dropped ("um", "you know", "o sea"), spoken numbers as digits."""
+    words = [w for w in words_of(raw) if w not in _FILLERS]
+    kept: list[str] = []
+    for word in words:
+        if kept and (kept[-1], word) in _FILLER_PAIRS:
+            kept.pop()
+            continue
+        kept.append(word)
+    return normalize_numbers(kept, language)
+
+
+def _clauses(text: str, role: str, language: str | None) -> list[Clause]:
+    cues = cues_for(language)
+    out: list[Clause] = []
+    for raw in _SPLIT.split(text[:_MAX_TEXT]):
+        raw = raw.strip()
+        if not raw:
+            continue
+        words = tuple(normalize_words(raw, language))
+        if not words:
+            continue
+        folded = " ".join(words)
+        asked = raw.rstrip().endswith(("?", "؟")) or raw.lstrip().startswith("¿")
+        asked = asked or bool(cues.question.match(folded))
+        out.append(Clause(raw, folded, words, tuple(find_terms(list(words))), asked, role, cues))
+    return out
 
 
 def extract_facts(
@@ -29,15 +110,80 @@ def extract_facts(
     Args:
         text: the turn as written or transcribed.
         role: ``user`` (the patient's own statements) or ``assistant`` (only
-            its confirmations count: "I've noted a sulfa allergy").
-        language: ISO 639-1 code of the turn, ``None`` when unknown (every
-            language's cues are tried).
+            its confirmations count: "I've noted a sulfa allergy"); any other
+            role gives nothing.
+        language: ISO 639-1 code of the turn, ``None`` when unknown. English,
+            Spanish, French and Arabic have cues of their own; any other
+            language is read with all of theirs (drug names, doses and dates
+            are found in any language).
         current: the user's current facts (``valid_to`` is None).
         now: when the turn was said, to resolve relative dates ("next
             thursday"); without it dates are kept as said.
 
     Returns:
-        The changes in the order the turn states them; at most one per key.
+        The changes in the order the turn states them, at most one per key and
+        one per current fact.
     """
-    del text, role, language, current, now
-    return []
+    if role not in ("user", "assistant") or not text or text.isspace():
+        return []
+    index: dict[str, CurrentFact] = index_current(current)
+    ordered = [fact for fact in current if fact.key]
+    found: dict[str, FactChange] = {}
+    for clause in _clauses(text, role, language):
+        if role == "assistant" and not clause.cues.confirm.search(clause.text):
+            continue
+        for change in clause_changes(clause, index, ordered, now):
+            previous = found.get(change.key)
+            merged = change if previous is None else _carry(change, previous)
+            if merged is None:
+                del found[change.key]
+                index = _after(index, change)
+                continue
+            found[change.key] = merged
+            index = _after(index, merged)
+    return list(found.values())
+
+
+def _carry(change: FactChange, previous: FactChange) -> FactChange | None:
+    """A second change of one key in a turn: an add stays an add (or vanishes when
+    closed at once); a supersede still replaces the fact the first one replaced."""
+    if previous.op == "add":
+        if change.op == "close":
+            return None
+        op: FactOp = "add"
+        replaces = None
+    else:
+        op = "close" if change.op == "close" else "supersede"
+        replaces = previous.replaces
+    return FactChange(
+        op,
+        change.kind,
+        change.key,
+        change.value,
+        change.attributes,
+        change.text,
+        change.corrected or previous.corrected,
+        replaces,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class _Pending:
+    id: str
+    kind: str
+    key: str | None
+    value: str | None
+    attributes: Mapping[str, str]
+
+
+def _after(index: dict[str, CurrentFact], change: FactChange) -> dict[str, CurrentFact]:
+    """The current facts as they stand after ``change``, for the turn's next clause."""
+    out = dict(index)
+    if change.op == "close":
+        out.pop(change.key, None)
+        return out
+    old = index.get(change.key)
+    out[change.key] = _Pending(
+        old.id if old is not None else "", change.kind, change.key, change.value, change.attributes
+    )
+    return out

@@ -1,0 +1,223 @@
+"""The cue words of the facts rules, per language (English, Spanish, French, Arabic).
+
+Each cue is a regular expression over a turn's folded text (lowercase, Latin
+accents dropped, spoken numbers as digits: see :mod:`unimem.facts.vocabulary`).
+A turn of another language, or of none known, is read with every language's cues.
+"""
+
+# ruff: noqa: E501  (tables of cue words and number words read best one language a line)
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass
+
+__all__ = ["CUE_LANGUAGES", "Cues", "cues_for"]
+
+CUE_LANGUAGES = ("en", "es", "fr", "ar")
+
+# Words a speaker puts before a question ("so, should I ...", "en fait bon, est-ce que ...").
+_LEAD = (
+    r"^(?:(?:so|well|like|and|but|okay|ok|oh|hey|also|then|um|pues|bueno|y|pero|entonces|"
+    r"en fait|bon|ben|alors|et|mais|طيب|و|يعني)\s+){0,3}"
+)
+
+_RAW: dict[str, dict[str, str]] = {
+    "other": {
+        "en": r"\b(?:my|our|his|her)\s+(?:\w+\s+)?(?:(?:step|grand|great)[- ]?)?(?:mom|mother|mum|dad|father|husband|"
+        r"wife|son|daughter|sister|brother|kids?|children|child|neighbou?r|friend|roommate|partner|"
+        r"boyfriend|girlfriend|aunt|uncle|cousin|niece|nephew|grandson|granddaughter|grandma|grandpa|"
+        r"grandmother|grandfather|in-laws?|brother-in-law|sister-in-law|mother-in-law|father-in-law|"
+        r"coworker|colleague|boss|dog|cat)\b|\b(?:she|he|they)\s+(?:takes?|is|are|has|have|had|was)\b",
+        "es": r"\b(?:mi|mis|su|sus)\s+(?:\w+\s+)?(?:mama|madre|papa|padre|esposo|esposa|marido|mujer|hijos?|hijas?|"
+        r"hermanos?|hermanas?|vecinos?|vecinas?|suegros?|suegras?|abuelos?|abuelas?|compadre|comadre|"
+        r"amigos?|amigas?|tios?|tias?|primos?|primas?|nietos?|nietas?|novio|novia|cunados?|cunadas?)\b",
+        "fr": r"\b(?:ma|mon|mes|sa|son)\s+(?:\w+\s+)?(?:mere|pere|mari|femme|fils|fille|frere|soeur|voisin|voisine|"
+        r"belle-mere|beau-pere|grand-mere|grand-pere|ami|amie|copain|copine|oncle|tante|cousin|"
+        r"cousine|enfants?|petit-fils|petite-fille|collegue)\b",
+        "ar": r"(?:أمي|أبي|والدتي|والدي|زوجي|زوجتي|ابني|ابنتي|أخي|أختي|جاري|جارتي|جدتي|جدي|صديقي|"
+        r"صديقتي|حماتي|حماي|عمي|عمتي|خالي|خالتي|أولادي)",
+    },
+    "self": {
+        "en": r"\b(?:i|i'm|im|i've|ive|i'd|me|my|mine)\b",
+        "es": r"\b(?:yo|me|mi|tengo|tomo|estoy|soy|padezco)\b",
+        "fr": r"\b(?:je|j'\w+|moi|me|m'\w+|mon|ma|mes)\b",
+        "ar": r"(?:أنا|عندي|لدي|آخذ|أتناول|أعاني|نادني|اسمي|موعدي|قدماي|ي\b)",
+    },
+    "question": {
+        "en": _LEAD
+        + r"(?:should|can|could|is|are|do|does|did|what|what's|whats|how|when|will|would|"
+        r"which|why|where|may)\b",
+        "es": _LEAD + r"(?:puedo|debo|es|el \w+ da|la \w+ da|que|cuanto|cuando|como|donde|hay)\b",
+        "fr": _LEAD
+        + r"(?:est-ce|puis-je|dois-je|le \w+,? ca|la \w+,? ca|quand|comment|combien|ou)\b",
+        "ar": _LEAD + r"(?:هل|ماذا|كيف|متى|أين|لماذا|كم)",
+    },
+    "negation": {
+        "en": r"\b(?:never|not|n't|no)\b|\bdon't\b|\bdont\b",
+        "es": r"\b(?:no|nunca|jamas)\b",
+        "fr": r"\b(?:ne|n'\w+|pas|jamais)\b",
+        "ar": r"(?:\bلا\b|\bلم\b|\bليس|\bلست|\bأبدا)",
+    },
+    "hedge": {
+        "en": r"\b(?:not sure|i think|maybe|might be|i wonder|i don't know)\b",
+        "es": r"\b(?:no estoy segur[oa]|creo que|quizas|tal vez)\b",
+        "fr": r"\b(?:pas sur|je crois|peut-etre|je ne sais pas)\b",
+        "ar": r"(?:لست متأكد|ربما|أظن)",
+    },
+    "take": {
+        "en": r"\b(?:take|takes|taking|took|on|prescribed|started|start|put me on|have me on|using|use)\b",
+        "es": r"\b(?:tomo|tomando|tomar|estoy con|recetaron|receto|empece|uso)\b",
+        "fr": r"\b(?:prends|prendre|pris|sous|prescrit|prescrite|commence)\b",
+        "ar": r"(?:آخذ|اخذ|أتناول|اتناول|على|وصف|أستعمل|آخذه)",
+    },
+    "stop": {
+        "en": r"\b(?:stopped|stop|quit|discontinued|took me off|taken off|off the|came off|no longer|anymore|"
+        r"any more)\b",
+        "es": r"\b(?:quitaron|ya no|deje|suspendi|suspendieron|retiraron|dejar de)\b",
+        "fr": r"\b(?:arrete|arreter|ne prends plus|supprime|stoppe|plus de)\b",
+        "ar": r"(?:أوقفوا|اوقفوا|توقفت|أوقف|لم أعد|أوقفت|أوقفها)",
+    },
+    "change": {
+        "en": r"\b(?:bumped|raised|increased|upped|lowered|decreased|reduced|changed|switched|adjusted|up to|"
+        r"down to|now)\b",
+        "es": r"\b(?:subio|bajo|cambiaron|cambio|aumento|redujo|ahora)\b",
+        "fr": r"\b(?:augmente|baisse|diminue|change|maintenant|passe)\b",
+        "ar": r"(?:رفع|خفض|خفضت|زاد|صرت|غير|قلل)",
+    },
+    "correction": {
+        "en": r"\b(?:actually|correction|i meant|i mean|sorry|misspoke|wait|my mistake|i was wrong)\b",
+        "es": r"\b(?:en realidad|perdon|me equivoque|quise decir|corrijo)\b",
+        "fr": r"\b(?:en fait|pardon|je me suis trompee?|je voulais dire|correction)\b",
+        "ar": r"(?:في الحقيقة|عفوا|أخطأت|اخطأت|أقصد|تصحيح)",
+    },
+    "stale": {
+        "en": r"\b(?:not|instead of)\s+(?:the\s+)?(\d+(?:\.\d+)?)",
+        "es": r"\b(?:no|en vez de)\s+(\d+(?:\.\d+)?)",
+        "fr": r"\b(?:pas|et pas|au lieu de)\s+(\d+(?:\.\d+)?)",
+        "ar": r"(?:وليس|وليست|ليس|ليست|بدلا من)\s+(\d+(?:\.\d+)?)",
+    },
+    "allergy": {
+        "en": r"\b(?:allergic|allergy|allergies|react(?:s|ion)?(?: badly)? to|intolerant|anaphyla\w*)\b",
+        "es": r"\b(?:alergic[oa]s?|alergia|alergias)\b",
+        "fr": r"\b(?:allergique|allergie|allergies)\b",
+        "ar": r"(?:حساسي|تحسس)",
+    },
+    "reaction": {
+        "en": r"\b(?:gives me|i get|i got|i break out in|breaks me out in|causes|makes me|i have)\s+(.+)",
+        "es": r"\b(?:me da|me dan|me provoca|me causa)\s+(.+)",
+        "fr": r"\b(?:ca me donne|me donne|j'ai)\s+(.+)",
+        "ar": r"(?:تسبب لي|يسبب لي|يعطيني|تعطيني)\s+(.+)",
+    },
+    "condition": {
+        "en": r"\b(?:have|has|had|i've got|got|diagnosed|suffer|history of|living with|with)\b",
+        "es": r"\b(?:tengo|padezco|diagnosticaron|sufro|diagnostico|con)\b",
+        "fr": r"\b(?:j'ai|ai|souffre|diagnostique|atteinte?|avec)\b",
+        "ar": r"(?:عندي|أعاني|اعاني|تشخيص|مصاب|لدي)",
+    },
+    "appointment": {
+        "en": r"\b(?:appointment|appt|see|seeing|visit|follow-up|follow up|booked|scheduled)\b",
+        "es": r"\b(?:cita|consulta|turno)\b",
+        "fr": r"\b(?:rendez-vous|rdv|consultation)\b",
+        "ar": r"(?:موعد|عيادة)",
+    },
+    "move": {
+        "en": r"\b(?:moved|rescheduled|pushed|changed|postponed|bumped|switched)\b",
+        "es": r"\b(?:cambiaron|pasaron|movieron|aplazaron|reprogramaron)\b",
+        "fr": r"\b(?:deplace|repousse|decale|reporte|change)\b",
+        "ar": r"(?:تأجيل|نقلوا|غيروا|أجلوا|تغيير)",
+    },
+    "past": {
+        "en": r"\b(?:had|did|was done|got done)\b",
+        "es": r"\b(?:tuve|me hicieron)\b",
+        "fr": r"\b(?:j'ai eu|on m'a fait)\b",
+        "ar": r"(?:أجريت|عملت)",
+    },
+    "name": {
+        "en": r"\b(?:call me|calls me|called me|go by|known as|use|name's)\s+",
+        "es": r"\b(?:llameme|llamame|digame|dime|me dicen|me llaman|conocen como)\s+",
+        "fr": r"\b(?:appelez-moi|appelle-moi|m'appelle|m'appellent|dites)\s+",
+        "ar": r"(?:نادني|ناديني|ينادونني|قل لي|قولي لي)\s+",
+    },
+    "language": {
+        "en": r"\b(?:speak|speaking|talk|prefer|rather|comfortable|easier|in)\b",
+        "es": r"\b(?:hablar|hablando|hablo|prefiero|comod[oa]|en)\b",
+        "fr": r"\b(?:parler|parle|prefere|a l'aise|en)\b",
+        "ar": r"(?:التحدث|الحديث|باللغة|أفضل|أتكلم)",
+    },
+    "care": {
+        "en": r"\b(?:(?:doctor|nurse|surgeon|dentist|pharmacist|they)\s+(?:said|says|told me)(?:\s+that)?\s+"
+        r"(?=to\b|i\b|no\b|not\b|never\b|always\b)|i have to (?=fast|avoid|take|keep|stay|rest|drink|eat|"
+        r"check|stop|wear|use|not)|i'm not supposed to|im not supposed to|i'm supposed to|i must|"
+        r"no (?=driving|lifting|alcohol|food|eating))",
+        "es": r"\b(?:tengo que|debo|no debo|me dijeron que|(?:el|la) (?:doctora?|enfermera) dijo que)\s+",
+        "fr": r"\b(?:je dois|je ne dois pas|on m'a dit que|(?:le|la) (?:medecin|docteur|infirmiere) a dit que)\s+",
+        "ar": r"(?:يجب أن|يجب|قال الطبيب|قالت الطبيبة|قالوا لي|ممنوع)\s*",
+    },
+    "preference": {
+        "en": r"\b(?:i prefer|i'd prefer|i'd rather|i would rather|i like my|please (?=email|text|send))\s*",
+        "es": r"\b(?:prefiero|me gusta mas)\s+",
+        "fr": r"\b(?:je prefere|j'aime mieux)\s+",
+        "ar": r"(?:أفضل|افضل)\s+",
+    },
+    "confirm": {
+        "en": r"\b(?:i've noted|i have noted|noted|i've recorded|i have recorded|recorded|i'll note|"
+        r"i've added|i've updated)\b",
+        "es": r"\b(?:he anotado|anotado|queda registrad[oa]|he registrado)\b",
+        "fr": r"\b(?:j'ai note|c'est note|j'ai enregistre)\b",
+        "ar": r"(?:سجلت|تم تسجيل|دونت)",
+    },
+    "frequency": {
+        "en": r"\b(?:(?:once|twice|three times|four times|\d+ times) (?:a|per) day|daily|nightly|"
+        r"every (?:morning|evening|night|day|other day|\d+ hours)|at (?:night|bedtime)|"
+        r"with (?:dinner|breakfast|lunch|meals|food)|first thing in the morning|in the morning|"
+        r"as needed)\b",
+        "es": r"\b(?:(?:una vez|dos veces|tres veces) al dia|cada (?:manana|noche|dia|\d+ horas)|"
+        r"en la noche|por la noche|por la manana|con el desayuno|con la comida|diario)\b",
+        "fr": r"\b(?:(?:une fois|deux fois|trois fois) par jour|le soir|le matin|matin et soir|"
+        r"au coucher|tous les jours|chaque (?:jour|soir|matin))\b",
+        "ar": r"(?:مرة في اليوم|مرتين في اليوم|ثلاث مرات يوميا|في المساء|في الصباح|يوميا|قبل النوم)",
+    },
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Cues:
+    """The compiled cues of one language (or of all, for a turn of unknown language)."""
+
+    other: re.Pattern[str]
+    self: re.Pattern[str]
+    question: re.Pattern[str]
+    negation: re.Pattern[str]
+    hedge: re.Pattern[str]
+    take: re.Pattern[str]
+    stop: re.Pattern[str]
+    change: re.Pattern[str]
+    correction: re.Pattern[str]
+    stale: re.Pattern[str]
+    allergy: re.Pattern[str]
+    reaction: re.Pattern[str]
+    condition: re.Pattern[str]
+    appointment: re.Pattern[str]
+    move: re.Pattern[str]
+    past: re.Pattern[str]
+    name: re.Pattern[str]
+    language: re.Pattern[str]
+    care: re.Pattern[str]
+    preference: re.Pattern[str]
+    confirm: re.Pattern[str]
+    frequency: re.Pattern[str]
+
+
+@functools.cache
+def cues_for(language: str | None) -> Cues:
+    """The cues for a turn of ``language`` (every language's when it has none of its own)."""
+    langs = [language] if language in CUE_LANGUAGES else list(CUE_LANGUAGES)
+    if language not in (None, "en") and language in CUE_LANGUAGES:
+        langs.append("en")  # code-switching: English cues are common in every language
+    compiled = {
+        name: re.compile("|".join(f"(?:{table[lang]})" for lang in langs))
+        for name, table in _RAW.items()
+    }
+    return Cues(**compiled)

@@ -1,0 +1,402 @@
+"""The rules of each kind of fact, applied to one clause of a turn.
+
+Medications (dose, frequency, status), allergies (reaction), conditions,
+appointments and procedures (date, time), symptoms (onset), the preferred
+name and language, care instructions and preferences. Each rule needs a
+term from the vocabulary and a cue that the patient states it of themself.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping, Sequence
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+from .changes import CurrentFact, FactChange
+from .reconcile import add_or_supersede, close, slug
+from .when import dose_in, find_date, find_onset, find_time
+
+if TYPE_CHECKING:
+    from .extract import Clause
+
+__all__ = ["clause_changes"]
+
+_LANGUAGE_NAMES = {
+    "en": "English",
+    "es": "Spanish",
+    "fr": "French",
+    "ar": "Arabic",
+    "de": "German",
+    "it": "Italian",
+    "pt": "Portuguese",
+    "zh": "Chinese",
+    "hi": "Hindi",
+    "ur": "Urdu",
+    "ja": "Japanese",
+    "ko": "Korean",
+    "ru": "Russian",
+    "tr": "Turkish",
+}
+_NOT_A_NAME = frozenset(
+    [
+        "me",
+        "a",
+        "an",
+        "the",
+        "by",
+        "back",
+        "at",
+        "later",
+        "tomorrow",
+        "when",
+        "if",
+        "on",
+        "in",
+        "again",
+        "anytime",
+        "any",
+        "please",
+        "instead",
+        "not",
+        "now",
+        "so",
+        "and",
+        "or",
+        "but",
+        "to",
+        "from",
+        "with",
+        "for",
+        "just",
+        "please",
+        "that",
+        "this",
+        "de",
+        "la",
+        "el",
+        "le",
+        "por",
+        "favor",
+        "s'il",
+        "vous",
+        "plait",
+        "من",
+        "فضلك",
+    ]
+)
+_BEFORE_NAME = frozenset(
+    ["rather", "just", "simply", "only", "plutot", "juste", "simplement", "mejor", "solo", "nomas"]
+)
+_KUNYA = ("أم", "أبو", "ابو", "ام")
+_REACTION_WORDS = re.compile(
+    r"\b(?:hives|rash|swelling|swell|welts|itch\w*|anaphyla\w*|nausea|vomiting|wheez\w*|"
+    r"urticaria|sarpullido|ronchas|picazon|urticaire|plaques|demangeaisons|eczema)\b|طفح|تورم|حكة"
+)
+_CUT = re.compile(r"\s*(?:,|\.|;|\band\b|\bbut\b|\by\b|\bet\b|\bو)\s*")
+
+
+def _first(match: re.Match[str]) -> str:
+    return next((g for g in match.groups() if g), "")
+
+
+def _mentions(clause: Clause, section: str) -> list[tuple[int, str]]:
+    return [(m.start, m.key) for m in clause.mentions if m.section == section]
+
+
+def _for_self(clause: Clause) -> bool:
+    """The clause speaks of the patient, not of someone else."""
+    return clause.cues.other.search(clause.text) is None
+
+
+def clause_changes(
+    clause: Clause,
+    current: Mapping[str, CurrentFact],
+    ordered: Sequence[CurrentFact],
+    now: datetime | None,
+) -> Iterator[FactChange]:
+    """The changes one clause makes, kind by kind."""
+    if not _for_self(clause):
+        return
+    cues = clause.cues
+    corrected = bool(cues.correction.search(clause.text))
+    allergic = bool(cues.allergy.search(clause.text))
+    said_name = False
+    if clause.role == "user":
+        for change in _preferred_name(clause, current, corrected):
+            said_name = True
+            yield change
+    found_language = False
+    if not said_name:
+        for change in _preferred_language(clause, current):
+            found_language = True
+            yield change
+    if allergic:
+        yield from _allergies(clause, current, corrected)
+    elif not clause.asked:
+        yield from _medications(clause, current, ordered, corrected)
+    if clause.asked:
+        return
+    yield from _conditions(clause, current)
+    timed = list(_appointments(clause, current, now))
+    yield from timed
+    if not timed:
+        yield from _procedures(clause, current, now)
+    if not allergic:
+        yield from _symptoms(clause, current, now)
+    if clause.role == "user" and not said_name and not found_language:
+        yield from _instructions(clause, current)
+
+
+def _medications(
+    clause: Clause,
+    current: Mapping[str, CurrentFact],
+    ordered: Sequence[CurrentFact],
+    corrected: bool,
+) -> Iterator[FactChange]:
+    cues, text = clause.cues, clause.text
+    drugs = _mentions(clause, "drugs")
+    doses = dose_in(text)
+    stopped = bool(cues.stop.search(text))
+    if not drugs:
+        if corrected and doses:
+            yield from _dose_correction(clause, doses, ordered)
+        return
+    negated = bool(cues.negation.search(cues.stale.sub("", text))) and not stopped
+    if negated or cues.hedge.search(text):
+        return
+    taking = bool(cues.take.search(text)) or bool(cues.confirm.search(text))
+    changed = bool(cues.change.search(text))
+    frequency = cues.frequency.search(text)
+    for number, (start, name) in enumerate(drugs):
+        key = f"medication:{name}"
+        old = current.get(key)
+        end = drugs[number + 1][0] if number + 1 < len(drugs) else len(clause.words)
+        lo, hi = clause.offset(start), clause.offset(end)
+        mine = [d for at, d in doses if lo <= at < hi] or (
+            [d for _, d in doses] if len(drugs) == 1 else []
+        )
+        if not (taking or mine or stopped or (old is not None and (changed or corrected))):
+            continue
+        attrs: dict[str, str] = {"name": name}
+        if mine:
+            attrs["dose"] = mine[0]
+        if frequency and len(drugs) == 1:
+            attrs["frequency"] = frequency.group(0)
+        if stopped:
+            attrs["status"] = "stopped"
+        else:
+            attrs["status"] = "taking"
+        merged = {**(old.attributes if old is not None else {}), **attrs}
+        value = " ".join(v for v in (merged.get("dose"), merged.get("frequency")) if v) or name
+        change = add_or_supersede("medication", key, value, attrs, current, corrected=corrected)
+        if change is not None:
+            yield change
+
+
+def _dose_correction(
+    clause: Clause, doses: list[tuple[int, str]], ordered: Sequence[CurrentFact]
+) -> Iterator[FactChange]:
+    """ "actually it's 20 mg, not 10": the medication whose dose was 10, else the latest one."""
+    stale = clause.cues.stale.search(clause.text)
+    wrong = _first(stale) if stale else ""
+    medications = [f for f in ordered if f.kind == "medication" and f.attributes.get("dose")]
+    target = next(
+        (f for f in reversed(medications) if f.attributes["dose"].split()[0] == wrong), None
+    ) or (medications[-1] if medications else None)
+    if target is None or not target.key:
+        return
+    dose = doses[0][1]
+    attrs = {**target.attributes, "dose": dose}
+    value = " ".join(v for v in (dose, attrs.get("frequency")) if v)
+    change = add_or_supersede(
+        "medication", target.key, value, attrs, {target.key: target}, corrected=True
+    )
+    if change is not None:
+        yield change
+
+
+def _allergies(
+    clause: Clause, current: Mapping[str, CurrentFact], corrected: bool
+) -> Iterator[FactChange]:
+    cues, text = clause.cues, clause.text
+    names = [k for _, k in _mentions(clause, "allergens") + _mentions(clause, "drugs")]
+    if not names or (clause.asked and clause.role == "user"):
+        return
+    if cues.negation.search(text):
+        if cues.hedge.search(text):
+            return
+        for name in names:
+            old = current.get(f"allergy:{name}")
+            if old is not None:
+                yield close(old, corrected=corrected)
+        return
+    reaction = ""
+    for said in cues.reaction.finditer(text):
+        candidate = _CUT.split(_first(said), maxsplit=1)[0].strip()
+        candidate = re.sub(r"^(?:a|an|some|un|una|une|des|de la|du)\s+", "", candidate)
+        named = any(n.replace("-", " ") in candidate for n in names)
+        if candidate and not named and not cues.allergy.search(candidate):
+            reaction = candidate
+            break
+    if not reaction:
+        word = _REACTION_WORDS.search(text)
+        reaction = word.group(0) if word else ""
+    for name in names:
+        attrs = {"name": name.replace("-", " ")}
+        if reaction:
+            attrs["reaction"] = " ".join(reaction.split()[:6])
+        value = attrs.get("reaction", attrs["name"])
+        change = add_or_supersede("allergy", f"allergy:{name}", value, attrs, current)
+        if change is not None:
+            yield change
+
+
+def _conditions(clause: Clause, current: Mapping[str, CurrentFact]) -> Iterator[FactChange]:
+    cues, text = clause.cues, clause.text
+    conditions = _mentions(clause, "conditions")
+    if not conditions or not cues.condition.search(text) or cues.hedge.search(text):
+        return
+    negated = bool(cues.negation.search(text))
+    for _, name in conditions:
+        key = f"condition:{name}"
+        if negated:
+            continue
+        attrs = {"name": name.replace("-", " ")}
+        change = add_or_supersede("condition", key, attrs["name"], attrs, current)
+        if change is not None:
+            yield change
+
+
+def _dated(clause: Clause, now: datetime | None, past: bool) -> dict[str, str]:
+    attrs: dict[str, str] = {}
+    found = find_date(clause.text, now, past=past)
+    if found is not None:
+        attrs["when"] = found[0]
+        if found[1]:
+            attrs["date"] = found[1]
+    time = find_time(clause.text)
+    if time:
+        attrs["time"] = time
+    return attrs
+
+
+def _appointments(
+    clause: Clause, current: Mapping[str, CurrentFact], now: datetime | None
+) -> Iterator[FactChange]:
+    cues, text = clause.cues, clause.text
+    specialties = _mentions(clause, "specialties")
+    if not specialties or not (cues.appointment.search(text) or cues.move.search(text)):
+        return
+    attrs = _dated(clause, now, past=False)
+    if not attrs:
+        return
+    name = specialties[0][1]
+    attrs["name"] = name.replace("-", " ")
+    if "time" not in attrs:
+        old = current.get(f"appointment:{name}")
+        if old is not None and "time" in old.attributes and "date" in attrs:
+            attrs["time"] = old.attributes["time"]
+    value = " ".join(v for v in (attrs.get("date") or attrs.get("when"), attrs.get("time")) if v)
+    change = add_or_supersede("appointment", f"appointment:{name}", value, attrs, current)
+    if change is not None:
+        yield change
+
+
+def _procedures(
+    clause: Clause, current: Mapping[str, CurrentFact], now: datetime | None
+) -> Iterator[FactChange]:
+    procedures = _mentions(clause, "procedures")
+    if not procedures or clause.cues.negation.search(clause.text):
+        return
+    attrs = _dated(clause, now, past=bool(clause.cues.past.search(clause.text)))
+    if not attrs:
+        return
+    name = procedures[0][1]
+    attrs["name"] = name.replace("-", " ")
+    value = " ".join(v for v in (attrs.get("date") or attrs.get("when"), attrs.get("time")) if v)
+    change = add_or_supersede("procedure", f"procedure:{name}", value, attrs, current)
+    if change is not None:
+        yield change
+
+
+def _symptoms(
+    clause: Clause, current: Mapping[str, CurrentFact], now: datetime | None
+) -> Iterator[FactChange]:
+    cues, text = clause.cues, clause.text
+    symptoms = _mentions(clause, "symptoms")
+    if not symptoms or not cues.self.search(text) or cues.negation.search(text):
+        return
+    onset = find_onset(text, now)
+    for _, name in symptoms[:1] if onset else symptoms:
+        attrs = {"name": name.replace("-", " ")}
+        if onset is not None:
+            attrs["onset"] = onset[0]
+            if onset[1]:
+                attrs["onset_date"] = onset[1]
+        value = " ".join(v for v in (attrs["name"], attrs.get("onset")) if v)
+        change = add_or_supersede("symptom", f"symptom:{name}", value, attrs, current)
+        if change is not None:
+            yield change
+
+
+def _preferred_name(
+    clause: Clause, current: Mapping[str, CurrentFact], corrected: bool
+) -> Iterator[FactChange]:
+    matches = list(clause.cues.name.finditer(clause.text))
+    if not matches:
+        return
+    words = clause.text[matches[-1].end() :].split()
+    while words and words[0] in _BEFORE_NAME:
+        words = words[1:]
+    raw_words = clause.raw.split()
+    if not words or words[0] in _NOT_A_NAME or words[0].isdigit():
+        return
+    size = 2 if words[0] in _KUNYA and len(words) > 1 else 1
+    name = " ".join(words[:size])
+    for raw in raw_words:  # the case the patient typed ("Bea"), else capitalized
+        if raw.strip(",.!?;:'\"").lower() == words[0] and raw[:1].isupper():
+            name = raw.strip(",.!?;:'\"")
+            break
+    else:
+        name = name.title() if name.isascii() else name
+    change = add_or_supersede(
+        "preferred_name", "preferred_name", name, {}, current, corrected=corrected, keep_old=False
+    )
+    old = current.get("preferred_name")
+    if change is not None and (old is None or (old.value or "").lower() != name.lower()):
+        yield change
+
+
+def _preferred_language(clause: Clause, current: Mapping[str, CurrentFact]) -> Iterator[FactChange]:
+    languages = _mentions(clause, "languages")
+    if not languages or not clause.cues.language.search(clause.text):
+        return
+    code = languages[-1][1]
+    name = _LANGUAGE_NAMES.get(code, code)
+    change = add_or_supersede(
+        "preferred_language", "preferred_language", name, {"code": code}, current, keep_old=False
+    )
+    if change is not None:
+        yield change
+
+
+def _instructions(clause: Clause, current: Mapping[str, CurrentFact]) -> Iterator[FactChange]:
+    cues = clause.cues
+    for kind, cue in (("care_instruction", cues.care), ("preference", cues.preference)):
+        match = cue.search(clause.text)
+        if match is None:
+            continue
+        rest = (
+            clause.text[match.end() :].strip()
+            if kind == "preference"
+            else clause.text[match.start() :]
+        )
+        words = [w for w in rest.split() if len(w) > 2][:4]
+        if len(rest.split()) < 2 or not words:
+            continue
+        key = f"{kind}:{slug(' '.join(words))}"
+        change = add_or_supersede(kind, key, rest, {}, current)
+        if change is not None:
+            yield change
+        return
