@@ -160,3 +160,20 @@ def test_cli_options_do_not_write_the_environment(
     )
     assert result.exit_code == 2, result.output
     assert os.environ["UNIMEM_DATABASE_URL"] == "" and os.environ["UNIMEM_REDIS_URL"] == ""
+
+
+def test_data_dir_from_env_is_the_settings_data_dir() -> None:
+    from pathlib import Path
+
+    from unimem.settings import Settings, data_dir_from_env
+
+    for env in (
+        {},
+        {"UNIMEM_DATA_DIR": "/srv/unimem"},
+        {"UNIMEM_DATA_DIR": "/srv/unimem", "VOICEASSIST_DATA_DIR": "/srv/voice"},
+        {"UNIMEM_DATA_DIR": "  ", "VOICEASSIST_DATA_DIR": ""},
+    ):
+        assert data_dir_from_env(env) == Settings.from_env(env).store.data_dir.expanduser()
+    assert data_dir_from_env({"VOICEASSIST_DATA_DIR": "/srv/voice"}) == Path("/srv/voice")
+    # another variable's bad value does not matter to this question
+    assert data_dir_from_env({"UNIMEM_RATE_LIMIT": "nonsense"}) == Path("data")

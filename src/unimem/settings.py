@@ -67,6 +67,7 @@ __all__ = [
     "ServerSection",
     "Settings",
     "StoreSettings",
+    "data_dir_from_env",
     "parse_rate_limit",
 ]
 
@@ -331,6 +332,26 @@ class _Environment(PydanticBaseSettingsSource):
             value = raw if (section, field) in _SECRET_FIELDS else raw.strip()
             values.setdefault(section, {}).setdefault(field, value)
         return values
+
+
+#: The variables naming the data directory, first set wins.
+_DATA_DIR_VARIABLES = tuple(name for name, *where in ENVIRONMENT if where == ["store", "data_dir"])
+
+
+def data_dir_from_env(env: Mapping[str, str] | None = None) -> Path:
+    """The data directory ``Settings.from_env(env).store.data_dir`` names, user
+    directory expanded, reading only its variables (a question asked on every
+    PHI detection, which must not fail on another variable's value).
+
+    Args:
+        env: the variables; ``os.environ`` when omitted.
+    """
+    environ = os.environ if env is None else env
+    for name in _DATA_DIR_VARIABLES:
+        raw = environ.get(name)
+        if raw is not None and raw.strip():
+            return Path(raw.strip()).expanduser()
+    return StoreSettings.model_fields["data_dir"].default.expanduser()  # type: ignore[no-any-return]
 
 
 def _variable(section: str, field: str) -> str:

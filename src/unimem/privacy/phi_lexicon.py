@@ -2,7 +2,8 @@
 
 ``medical_terms.txt`` (eponyms, conditions, drugs) is shipped in
 ``unimem/privacy/data/`` and extended by ``<data dir>/lexicons/medical_terms.txt``
-when a deployment provides one (data dir from :func:`unimem.config.resolve_data_dir`).
+when a deployment provides one (the data directory of the settings:
+:func:`unimem.settings.data_dir_from_env`).
 Terms found there are never taken for person names.
 
 The name lists are the hand-written ``first_names.txt`` and ``surnames.txt``
@@ -15,13 +16,12 @@ The Census and English lists are made by ``scripts/build_phi_names.py``.
 from __future__ import annotations
 
 import functools
-import os
 import unicodedata
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
-from ..config import DATA_DIR_ENV, resolve_data_dir
+from ..config import resolve_data_dir
 from ..errors import ConfigurationError
 
 __all__ = ["Lexicon", "clear_lexicon_cache", "fold", "get_lexicon", "medical_terms_path"]
@@ -117,22 +117,24 @@ def medical_terms_path(data_dir: Path | None = None) -> Path:
 def get_lexicon() -> Lexicon:
     """The lexicon for the current data directory, built on first use and cached.
 
-    It is read once per data directory and process: restart (or call
-    :func:`clear_lexicon_cache`) after changing the deployment's file.
+    The data directory is the settings' (``UNIMEM_DATA_DIR``, see
+    :func:`unimem.settings.data_dir_from_env`). It is read once per data
+    directory and process: restart (or call :func:`clear_lexicon_cache`) after
+    changing the deployment's file.
 
     Raises:
         ConfigurationError: the deployment's medical terms file exists but cannot be read.
     """
-    env = os.environ
-    return _load(_extra_path(*(env.get(name) for name in DATA_DIR_ENV)))
+    # (unimem.settings imports unimem.privacy: imported here, not at module level)
+    from ..settings import data_dir_from_env
+
+    return _load(_extra_path(data_dir_from_env()))
 
 
 @functools.lru_cache(maxsize=8)
-def _extra_path(*values: str | None) -> Path:
-    # keyed by the environment values resolve_data_dir reads: pure, so memoized
-    # per process instead of building the same Path on every detection
-    env = {name: value for name, value in zip(DATA_DIR_ENV, values, strict=True) if value}
-    return medical_terms_path(resolve_data_dir(env))
+def _extra_path(data_dir: Path) -> Path:
+    # memoized per data directory instead of building the same Path on every detection
+    return medical_terms_path(data_dir)
 
 
 @functools.lru_cache(maxsize=8)
