@@ -29,13 +29,24 @@ from __future__ import annotations
 import os
 import re
 from collections import OrderedDict
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..models import MemoryEntry, MemorySettings, Mode, Role
+from ..models import MemoryEntry, MemorySettings
 from ..stores.contracts import DurableStore, PhiGuard
+from .phi_spans import UNKNOWN_TYPE, Detector, _replace, _spans, structural_key
 from .pseudonyms import SessionTokens
+from .write_steps import (
+    DEGRADATION_NO_DETECTOR,
+    DEGRADATION_NOT_STORED,
+    DEGRADATION_VOICE_NOT_SAVED,
+    EntryWrite,
+    PhiTally,
+    _degrade,
+    drop_rag_context,
+    drop_voice_transcript,
+    skip_when_disabled,
+)
 
 __all__ = [
     "DEGRADATION_NOT_STORED",
@@ -51,149 +62,12 @@ __all__ = [
     "structural_key",
 ]
 
-DEGRADATION_NOT_STORED = "not_stored_memory_disabled"
-DEGRADATION_VOICE_NOT_SAVED = "voice_transcript_not_saved"
-DEGRADATION_NO_DETECTOR = "phi_detector_unavailable"
-
-#: ``detect_phi(text, language)``: findings with ``type``, ``start``, ``end``
-#: (attributes or keys).
-Detector = Callable[[str, str | None], Sequence[Any]]
-
-#: Replacement of a finding whose type the token map does not know.
-UNKNOWN_TYPE = "PHI"
 #: Sessions whose token maps a pipeline keeps between writes.
 TOKEN_CACHE_SESSIONS = 4096
+
+
 #: Most ``phi_detected`` events read to rebuild a session's tokens.
 PHI_EVENT_LIMIT = 100_000
-
-# Event data keys that hold structure (ids, codes, times), never free text.
-_STRUCTURAL_KEYS = frozenset({"trigger", "timestamp", "from_mode", "to_mode", "topic_id"})
-_STRUCTURAL_SUFFIXES = ("_id", "_ids", "_seq", "_at", "language", "_mode")
-
-
-@dataclass(slots=True)
-class PhiTally:
-    """PHI found in one write: counts per type and the fields it was in (no values)."""
-
-    counts: dict[str, int] = field(default_factory=dict)
-    fields: list[str] = field(default_factory=list)
-    #: The session tokens used, when the caller must record them (``redact_text``).
-    tokens: SessionTokens | None = None
-
-    @property
-    def total(self) -> int:
-        """Findings of every type together."""
-        return sum(self.counts.values())
-
-    def add(self, phi_type: str, where: str) -> None:
-        """Count one finding of ``phi_type`` in field ``where``."""
-        self.counts[phi_type] = self.counts.get(phi_type, 0) + 1
-        if where not in self.fields:
-            self.fields.append(where)
-
-    def event_data(self, tokens: SessionTokens | None, **ids: Any) -> dict[str, Any]:
-        """Data of the ``phi_detected`` event: ids, types, counts, token digests."""
-        return {
-            **ids,
-            "types": dict(sorted(self.counts.items())),
-            "count": self.total,
-            "fields": list(self.fields),
-            "tokens": tokens.added if tokens is not None else {},
-        }
-
-
-@dataclass(slots=True)
-class EntryWrite:
-    """One entry on its way to the store, and what the pipeline decided about it."""
-
-    entry: MemoryEntry
-    settings: MemorySettings
-    #: False when nothing may be stored (memory disabled).
-    store: bool = True
-    #: What live listeners receive when it differs from what is stored.
-    live: MemoryEntry | None = None
-    phi: PhiTally = field(default_factory=PhiTally)
-    tokens: SessionTokens | None = None
-    #: the token map's version the store must confirm (when tokens were used)
-    phi_guard: PhiGuard | None = None
-
-
-def _degrade(entry: MemoryEntry, degradation: str, **update: Any) -> MemoryEntry:
-    degradations = list(entry.degradations)
-    if degradation not in degradations:
-        degradations.append(degradation)
-    return entry.model_copy(update={**update, "degradations": degradations})
-
-
-def skip_when_disabled(write: EntryWrite) -> EntryWrite:
-    """``enabled=False``: store nothing; the entry is returned unstored and flagged."""
-    if not write.settings.enabled:
-        write.store = False
-        write.entry = _degrade(write.entry, DEGRADATION_NOT_STORED, seq=None)
-    return write
-
-
-def drop_rag_context(write: EntryWrite) -> EntryWrite:
-    """``save_rag_context=False``: retrieved passages and sources are not stored."""
-    entry = write.entry
-    if not write.settings.save_rag_context and (entry.retrieved_passages or entry.sources):
-        write.entry = entry.model_copy(update={"retrieved_passages": [], "sources": []})
-    return write
-
-
-def drop_voice_transcript(write: EntryWrite) -> EntryWrite:
-    """``save_voice_transcripts=False``: a voice user entry is stored without its content."""
-    entry = write.entry
-    if (
-        not write.settings.save_voice_transcripts
-        and entry.role is Role.USER
-        and entry.mode is Mode.VOICE
-        and entry.content
-    ):
-        write.live = entry
-        write.entry = _degrade(entry, DEGRADATION_VOICE_NOT_SAVED, content="")
-    return write
-
-
-def _attr(finding: Any, name: str) -> Any:
-    if isinstance(finding, Mapping):
-        return finding.get(name)
-    return getattr(finding, name, None)
-
-
-def _spans(text: str, findings: Sequence[Any]) -> list[tuple[int, int, str]]:
-    """Valid, non-overlapping ``(start, end, type)`` spans, longest first at a position."""
-    spans: list[tuple[int, int, str]] = []
-    for finding in findings:
-        start, end, kind = _attr(finding, "start"), _attr(finding, "end"), _attr(finding, "type")
-        if isinstance(start, int) and isinstance(end, int) and 0 <= start < end <= len(text):
-            spans.append((start, end, str(getattr(kind, "value", kind) or "PHI")))
-    spans.sort(key=lambda s: (s[0], s[0] - s[1]))
-    kept: list[tuple[int, int, str]] = []
-    for span in spans:
-        if not kept or span[0] >= kept[-1][1]:
-            kept.append(span)
-    return kept
-
-
-def _replace(text: str, spans: list[tuple[int, int, str]], tokens: SessionTokens) -> str:
-    out: list[str] = []
-    last = 0
-    for start, end, kind in spans:
-        out.append(text[last:start])
-        try:
-            out.append(tokens.token(kind, text[start:end]))
-        except ValueError:  # a type the token map does not number
-            out.append(f"[{UNKNOWN_TYPE}]")
-        last = end
-    out.append(text[last:])
-    return "".join(out)
-
-
-def structural_key(key: str) -> bool:
-    """Whether a ``metadata`` or event ``data`` key holds structure (ids, codes,
-    times, modes, languages), never free text: its value is not redacted."""
-    return key in _STRUCTURAL_KEYS or key.endswith(_STRUCTURAL_SUFFIXES)
 
 
 class PrivacyPipeline:
