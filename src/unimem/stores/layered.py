@@ -18,7 +18,7 @@ import logging
 import time
 from collections import OrderedDict
 from collections.abc import Sequence
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 
 from ..errors import ConfigurationError
@@ -31,11 +31,10 @@ from ..models import (
     SessionInfo,
     StoredItem,
     Summary,
-    utcnow,
 )
 from ..recall.hits import SearchFilters
-from ..validation import is_valid_id
 from .cache_guard import CacheGuard, Down
+from .context_reads import CACHE_DEGRADATION, CachedContextReads
 from .contracts import (
     AppendResult,
     ContextSnapshot,
@@ -49,18 +48,14 @@ from .contracts import (
     VaultValue,
 )
 from .items import item_store_of
-from .redis.cache import EVENT_KEEP, CachedUser, SessionCache
+from .redis.cache import SessionCache
 from .redis.client import redis_client_from_url
-from .rows import event_from_json
 from .search import KeywordHit, keyword_search_of
 from .window_rebuild import WindowRebuilds
 
 __all__ = ["CACHE_DEGRADATION", "LayeredStore", "layered_store_from_urls"]
 
 log = logging.getLogger("unimem.stores.layered")
-
-#: Degradation recorded when the session cache could not be used.
-CACHE_DEGRADATION = "session_cache_unavailable"
 
 
 class LayeredStore:
@@ -87,6 +82,9 @@ class LayeredStore:
         self._guard = CacheGuard(cache, retry_after=retry_after)
         self._owners: OrderedDict[str, str] = OrderedDict()
         self._rebuilds = WindowRebuilds(durable, self._guard, self._owner)
+        self._context = CachedContextReads(
+            durable, cache, self._guard, self._rebuilds, self._owners.get, self._owner
+        )
 
     # ------------------------------------------------------------------ life cycle
 
@@ -240,114 +238,8 @@ class LayeredStore:
     ) -> ContextSnapshot:
         """The context from Redis in one round trip when cached, else from the durable
         store (rebuilding the cache); with the user's recent turns of other sessions."""
-        since = utcnow() - timedelta(seconds=self.cache.short_term_ttl)
-        if max_messages > self.cache.hot_window or event_limit > EVENT_KEEP:
-            snap = await self.durable.load_context(
-                session_id, max_messages=max_messages, event_limit=event_limit
-            )
-            return await self._with_recent(snap, session_id, since, max_messages, [])
-        owner = self._owners.get(session_id)
-        asked = time.monotonic()
-        got = await self._guard.run(
-            lambda: self._read(session_id, owner, max_messages, event_limit)
-        )
-        if isinstance(got, Down):
-            snap = await self.durable.load_context(
-                session_id, max_messages=max_messages, event_limit=event_limit
-            )
-            return await self._with_recent(
-                snap, session_id, since, max_messages, [CACHE_DEGRADATION]
-            )
-        if got is None:  # not cached: read the durable store and rebuild
-            full = await self._rebuilds.rebuild(session_id, asked)
-            snap = ContextSnapshot(
-                full.session,
-                full.entries[-max_messages:],
-                full.language_events[-event_limit:],
-                full.mode_events[-event_limit:],
-                full.settings,
-            )
-            return await self._with_recent(snap, session_id, since, max_messages, [])
-        return got
-
-    async def _read(
-        self, session_id: str, owner: str | None, max_messages: int, event_limit: int
-    ) -> ContextSnapshot | None:
-        since = utcnow() - timedelta(seconds=self.cache.short_term_ttl)
-        since_ms = int(since.timestamp() * 1000)
-        user: CachedUser | None = None
-        if owner is not None:
-            cached, user = await self.cache.read_context(
-                session_id, owner, max_messages, event_limit, since_ms=since_ms, limit=max_messages
-            )
-        else:
-            cached = await self.cache.read(session_id, max_messages, event_limit)
-        if cached is None or not (cached.complete or len(cached.entries) >= max_messages):
-            return None
-        state = cached.state
-        self._owner(session_id, state.user_id)
-        if user is None or owner != state.user_id:
-            user = await self.cache.read_user(
-                state.user_id, exclude_session=session_id, since_ms=since_ms, limit=max_messages
-            )
-        settings = await self._settings(state.user_id, user.settings)
-        recent: list[MemoryEntry] | None = None
-        if settings is None or settings.cross_session:
-            if user.warm:
-                recent = user.recent
-            else:
-                recent = await self._warm_recent(state.user_id, session_id, since, max_messages)
-        return ContextSnapshot(
-            session=state,
-            entries=cached.entries,
-            language_events=[event_from_json(e) for e in cached.language_events],
-            mode_events=[event_from_json(e) for e in cached.mode_events],
-            settings=settings,
-            recent=recent,
-        )
-
-    async def _settings(self, user_id: str, raw: bytes | None) -> MemorySettings | None:
-        if raw is None:  # not cached: read through
-            stored = await self.durable.get_settings(user_id)
-            text = stored.model_dump_json() if stored is not None else ""
-            await self.cache.put_settings(user_id, text, only_if_absent=True)
-            return stored
-        return MemorySettings.model_validate_json(raw) if raw else None
-
-    async def _warm_recent(
-        self, user_id: str, session_id: str, since: datetime, limit: int
-    ) -> list[MemoryEntry]:
-        everything = await self.durable.recent_user_entries(
-            user_id, since=since, exclude_session=None, limit=self.cache.short_term_cap
-        )
-        # an entry stored before ids were matched whole (a trailing newline) is
-        # left out: the warm-up script splits members at the space, and one
-        # such member would fail every context read of the user
-        everything = [e for e in everything if is_valid_id(e.session_id) and is_valid_id(e.id)]
-        await self.cache.warm_user(user_id, everything)
-        return [e for e in everything if e.session_id != session_id][-limit:]
-
-    async def _with_recent(
-        self,
-        snap: ContextSnapshot,
-        session_id: str,
-        since: datetime,
-        limit: int,
-        degradations: list[str],
-    ) -> ContextSnapshot:
-        recent: list[MemoryEntry] | None = None
-        if snap.session is not None and (snap.settings is None or snap.settings.cross_session):
-            recent = await self.durable.recent_user_entries(
-                snap.session.user_id, since=since, exclude_session=session_id, limit=limit
-            )
-        return ContextSnapshot(
-            snap.session,
-            snap.entries,
-            snap.language_events,
-            snap.mode_events,
-            snap.settings,
-            recent=recent,
-            degradations=degradations,
+        return await self._context.load(
+            session_id, max_messages=max_messages, event_limit=event_limit
         )
 
     async def get_settings(self, user_id: str) -> MemorySettings | None:
