@@ -17,7 +17,7 @@ from .changes import CurrentFact, FactChange, FactOp
 from .cues import Cues, cues_for
 from .kinds import clause_changes
 from .reconcile import index_current
-from .vocabulary import Mention, find_terms, words_of
+from .vocabulary import Mention, find_terms, fold, said_words, words_of
 from .when import normalize_numbers
 
 __all__ = ["Clause", "extract_facts"]
@@ -37,6 +37,12 @@ _FILLERS = frozenset(
         "euh",
         "ben",
         "bah",
+        "so",
+        "well",
+        "voila",
+        "bon",
+        "bueno",
+        "pues",
         "اممم",
         "امم",
         "يعني",
@@ -61,8 +67,10 @@ class Clause:
         """Where word ``word`` starts in :attr:`text`."""
         return sum(len(w) + 1 for w in self.words[:word])
 
-    def words_between(self, start: int, end: int) -> str:
-        return " ".join(self.words[start:end])
+    def said_tail(self, count: int) -> str:
+        """The last ``count`` words as written (accents kept, fillers dropped)."""
+        said = [w for w in said_words(self.raw) if fold(w) not in _FILLERS]
+        return " ".join(said[-count:]) if count > 0 else ""
 
 
 _FILLER_PAIRS = frozenset([("you", "know"), ("o", "sea")])

@@ -396,7 +396,8 @@ def _instructions(clause: Clause, current: Mapping[str, CurrentFact]) -> Iterato
         if len(rest.split()) < 2 or not words:
             continue
         key = f"{kind}:{slug(' '.join(words))}"
-        change = add_or_supersede(kind, key, rest, {}, current)
+        value = clause.said_tail(len(rest.split())) or rest
+        change = add_or_supersede(kind, key, value, {}, current)
         if change is not None:
             yield change
         return

@@ -29,7 +29,7 @@ SECTIONS = (
     "languages",
 )
 _MAX_PHRASE = 5
-_WORD = re.compile(r"\d+(?:[.,:]\d+)*|[\w'’-]+")
+_WORD = re.compile(r"\d{1,2}h(?:\d{2})?(?!\w)|\d+(?:[.,:]\d+)*|[\w'’-]+")
 _AR_PREFIXES = ("وبال", "بال", "وال", "فال", "لل", "ال", "و", "ب", "ل", "ف")
 _AR_LETTERS = str.maketrans(
     {
@@ -85,6 +85,11 @@ def fold(text: str) -> str:
 def words_of(text: str) -> list[str]:
     """The folded words of ``text``."""
     return _WORD.findall(fold(text))
+
+
+def said_words(text: str) -> list[str]:
+    """The words of ``text`` as written (lowercase, accents kept), one per :func:`words_of` word."""
+    return [word for word in _WORD.findall(text.lower())]
 
 
 def _latin_skeleton(word: str) -> str:
