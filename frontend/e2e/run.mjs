@@ -364,6 +364,48 @@ test("settings refuse a retention out of range and say so", async () => {
   assert.match(text, /days\s*\n\s*Settings saved\./);
 });
 
+test("What unimem remembers: a fact links to its turn and is confirmed, corrected and deleted", async () => {
+  const session = `${sessionId}-facts`;
+  const page = await openSession(ctx.context, session);
+  const said = "I'm allergic to sulfa, it gives me hives.";
+  await sendText(page, said);
+  const [entry] = await api(`/v1/sessions/${session}/history`);
+  await api(`/v1/sessions/${session}/entries/${entry.id}/pin`, { method: "POST" });
+  await page.reload();
+  const panel = page.getByRole("region", { name: "What unimem remembers" });
+  const fact = panel.getByTestId("fact").filter({ hasText: said });
+  await fact.waitFor();
+  await fact.getByTestId("fact-confirm").click();
+  await fact.getByTestId("fact-status").filter({ hasText: "confirmed" }).waitFor();
+  const mine = async () => (await api("/v1/me/facts")).filter((f) => f.session_id === session);
+  assert.deepEqual((await mine()).map((f) => f.status), ["confirmed"]);
+
+  await fact.getByTestId("fact-correct").click();
+  await panel.getByTestId("fact-value").fill("Allergic to sulfa drugs (swelling)");
+  await panel.getByTestId("fact-save").click();
+  const corrected = panel.getByTestId("fact").filter({ hasText: "Allergic to sulfa drugs (swelling)" });
+  await corrected.getByTestId("fact-status").filter({ hasText: "corrected" }).waitFor();
+  const history = (await api("/v1/me/facts?include_history=true")).filter((f) => f.session_id === session);
+  assert.deepEqual(
+    history.map((f) => [f.text, f.valid_to === null]),
+    [[said, false], ["Allergic to sulfa drugs (swelling)", true]],
+  );
+  await shot(page, "08a-facts-panel");
+
+  // From another conversation, the fact's link opens the turn it came from.
+  await page.goto(`${BASE}/?session=${encodeURIComponent(`${session}-other`)}`);
+  await page.getByTestId("history-empty").waitFor();
+  await corrected.getByTestId("fact-source").click();
+  await page.locator('[data-testid="message"].focused', { hasText: said }).waitFor();
+  assert.equal(await page.locator(`[data-entry-id="${entry.id}"]`).getAttribute("class").then((c) => c.includes("focused")), true);
+
+  await corrected.getByTestId("fact-delete").click();
+  await corrected.waitFor({ state: "detached" });
+  assert.deepEqual(await mine(), []);
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
 test("delete all empties the history and the server confirms it", async () => {
   const page = ctx.page;
   await page.getByLabel("Everything").check();

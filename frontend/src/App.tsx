@@ -9,6 +9,7 @@ import { ConversationList } from "./components/ConversationList";
 import { LanguagePicker } from "./components/LanguagePicker";
 import { MemorySearch } from "./components/MemorySearch";
 import { ModeSwitch } from "./components/ModeSwitch";
+import { FactsPanel } from "./components/FactsPanel";
 import { PrivacyPanel } from "./components/PrivacyPanel";
 import { TokenForm } from "./components/TokenForm";
 import { VoicePanel } from "./components/VoicePanel";
@@ -65,8 +66,7 @@ export function App({ WebSocketImpl, client: injected }: AppProps) {
     setSessionId(id);
   }, []);
   const startNew = () => openSession(newSessionId());
-
-  // A search hit opens its conversation at that turn: older pages are loaded
+  // A search hit or a fact's source opens its conversation at that turn: older pages are loaded
   // until the turn is there, then the history scrolls to it and marks it.
   const [focus, setFocus] = useState<{ sessionId: string; entryId: string | null } | null>(null);
   const openAt = useCallback(
@@ -332,6 +332,11 @@ export function App({ WebSocketImpl, client: injected }: AppProps) {
               </p>
             ) : null}
             <ContextInspector inspect={memory.inspectContext} defaultQuery={lastUserText} llmConnected={assistant} />
+            <FactsPanel
+              client={client}
+              onOpenSource={openAt}
+              version={`${memory.messages.length}:${deletions}`}
+            />
             <PrivacyPanel client={client} onDelete={clearMemory} />
           </aside>
         </main>

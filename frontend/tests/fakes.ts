@@ -7,7 +7,7 @@
  * assert on what the UI sent. `FakeWebSocket` lets a test push live frames.
  */
 
-import type { MemoryEntry, MemoryEvent, MemorySettings, SessionInfo } from "../src/api/models";
+import type { Fact, MemoryEntry, MemoryEvent, MemorySettings, SessionInfo } from "../src/api/models";
 
 export interface Recorded {
   method: string;
@@ -55,6 +55,28 @@ export function makeEvent(over: Partial<MemoryEvent> = {}): MemoryEvent {
   };
 }
 
+export function makeFact(over: Partial<Fact> = {}): Fact {
+  counter += 1;
+  const at = new Date(Date.UTC(2026, 0, 1, 12, 0, counter)).toISOString();
+  return {
+    id: `f${counter}`,
+    user_id: "local",
+    kind: "medication",
+    text: "Medication: lisinopril 10 mg",
+    session_id: "s1",
+    entry_id: null,
+    created_at: at,
+    key: "medication:lisinopril",
+    value: "10 mg",
+    status: "reported",
+    valid_from: at,
+    valid_to: null,
+    source_entry_ids: ["e1"],
+    attributes: { name: "lisinopril" },
+    ...over,
+  };
+}
+
 export class FakeServer {
   entries: MemoryEntry[] = [];
   events: MemoryEvent[] = [];
@@ -77,6 +99,8 @@ export class FakeServer {
   replyPieces: string[] | null = null;
   /** What `GET /v1/sessions` lists. */
   sessions: SessionInfo[] = [];
+  /** The caller's facts (current and closed), as `GET /v1/me/facts?include_history=true` lists them. */
+  facts: Fact[] = [];
   /** Other sessions' messages, by session id (`entries` is every other session's). */
   histories: Record<string, MemoryEntry[]> = {};
 
@@ -221,6 +245,29 @@ export class FakeServer {
       this.events = [];
       this.mode = null;
       return json({ user_id: "local", scope: url.searchParams.get("scope"), deleted_at: new Date().toISOString(), counts });
+    }
+    if (path === "/v1/me/facts" && method === "GET") {
+      const all = url.searchParams.get("include_history") === "true";
+      return json(this.facts.filter((f) => all || f.valid_to === null));
+    }
+    if ((m = path.match(/^\/v1\/me\/facts\/([^/]+)(?:\/(confirm|correct))?$/))) {
+      const fact = this.facts.find((f) => f.id === decodeURIComponent(m![1]!) && f.valid_to === null);
+      if (method === "DELETE") {
+        this.facts = this.facts.filter((f) => f !== fact);
+        return json({ fact_id: m[1], deleted: fact !== undefined });
+      }
+      if (!fact) return json({ code: "fact_not_found", message: "no fact for this user" }, 404);
+      if (m[2] === "confirm") {
+        fact.status = "confirmed";
+        return json(fact);
+      }
+      if (m[2] === "correct") {
+        const value = (body as { value: string }).value;
+        fact.valid_to = new Date().toISOString();
+        const next = makeFact({ ...fact, id: `${fact.id}-c`, value, text: fact.text.replace(fact.value ?? "", value), status: "corrected", valid_to: null });
+        this.facts.push(next);
+        return json(next);
+      }
     }
     if (path === "/v1/me/export" && method === "GET") {
       return json({ user_id: "local", entries: this.entries });

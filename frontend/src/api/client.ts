@@ -14,6 +14,8 @@ import type {
   ConversationContext,
   DeleteScope,
   DeletionReceipt,
+  Fact,
+  FactCorrection,
   Health,
   LlmContext,
   LlmContextRequest,
@@ -311,6 +313,32 @@ export class ApiClient {
 
   putSettings(settings: MemorySettings): Promise<MemorySettings> {
     return ok(this.http.PUT("/v1/me/settings", { body: settings }));
+  }
+
+  /** The caller's facts, oldest first; with `includeHistory`, the closed ones too. */
+  listFacts(includeHistory = false): Promise<Fact[]> {
+    return ok(this.http.GET("/v1/me/facts", { params: { query: { include_history: includeHistory } } }));
+  }
+
+  /** Mark a current fact as confirmed. */
+  confirmFact(factId: string): Promise<Fact> {
+    return ok(this.http.POST("/v1/me/facts/{fact_id}/confirm", { params: { path: { fact_id: factId } } }));
+  }
+
+  /** Correct a current fact: the old value is closed (kept as history), the returned one is current. */
+  correctFact(factId: string, correction: FactCorrection): Promise<Fact> {
+    return ok(
+      this.http.POST("/v1/me/facts/{fact_id}/correct", {
+        params: { path: { fact_id: factId } },
+        body: correction,
+      }),
+    );
+  }
+
+  /** Delete one fact; whether the caller had it. */
+  async deleteFact(factId: string): Promise<boolean> {
+    const result = await ok(this.http.DELETE("/v1/me/facts/{fact_id}", { params: { path: { fact_id: factId } } }));
+    return result.deleted;
   }
 
   /** Delete the caller's memory: this session, today's, or everything. */

@@ -57,5 +57,9 @@ export type ServerConfig = Stored<Schemas["ServerConfig"]>;
 export type Health = Stored<Schemas["Status"]>;
 /** `POST /v1/sessions/{id}/reply`: answer the last user turn (or `current_query`). */
 export type ReplyRequest = Schemas["ReplyIn"];
+/** A fact about the user: pinned by hand, or found in the conversation (with its history). */
+export type Fact = Stored<Schemas["Fact"]>;
+/** `POST /v1/me/facts/{id}/correct`: the right value (the old one is kept as history). */
+export type FactCorrection = Schemas["FactCorrection"];
 /** The JSON body of every error response. */
 export type ErrorBody = Schemas["ErrorBody"];
