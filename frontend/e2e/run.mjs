@@ -402,6 +402,10 @@ test("What unimem remembers: a fact links to its turn and is confirmed, correcte
   await corrected.getByTestId("fact-delete").click();
   await corrected.waitFor({ state: "detached" });
   assert.deepEqual(await mine(), []);
+  // the earlier value is history, kept until deleted too
+  const past = (await api("/v1/me/facts?include_history=true")).filter((f) => f.session_id === session);
+  assert.deepEqual(past.map((f) => f.text), [said]);
+  await api(`/v1/me/facts/${past[0].id}`, { method: "DELETE" });
   assert.deepEqual(page.errors, []);
   await page.close();
 });
