@@ -650,7 +650,8 @@ test("with an LLM configured, a typed turn gets a streamed reply that is stored"
     ["user", "What helps a headache?"],
     ["assistant", "Rest, water and a dark room help."],
   ]);
-  const asked = ctx.fakeLlm.requests.at(-1);
+  // the last reply asked for (fact extraction asks too, without streaming)
+  const asked = ctx.fakeLlm.requests.filter((r) => r.stream).at(-1);
   assert.equal(asked.stream, true);
   assert.equal(asked.model, "fake-chat");
   assert.equal(asked.messages.at(-1).content, "What helps a headache?");
