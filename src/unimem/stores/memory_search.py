@@ -3,7 +3,7 @@ per user, kept in step with the entries by the store."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from ..models import MemoryEntry
 from ..recall.hits import SearchFilters
@@ -50,6 +50,18 @@ class EntryIndex:
         if index is None:
             return []
         entries = self._entries[user_id]
-        accept = None if filters == _ALL else lambda key: filters.accepts(entries[key])
+        left_out = filters.exclude_session
+
+        def other_session(key: _Key) -> bool:  # the key says it: no entry to read
+            return key[0] != left_out
+
+        def passes(key: _Key) -> bool:
+            return filters.accepts(entries[key])
+
+        accept: Callable[[_Key], bool] | None = passes
+        if filters == _ALL:
+            accept = None
+        elif filters == SearchFilters(exclude_session=left_out):  # the context's recall
+            accept = other_session
         found = index.search(terms, limit=limit, accept=accept)
         return [KeywordHit(entries[key], score) for key, score in found]
