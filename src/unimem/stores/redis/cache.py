@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Sequence
-from dataclasses import dataclass, field
 from typing import Any, TypeVar, cast
 
 from redis.asyncio.cluster import RedisCluster
@@ -33,6 +32,7 @@ from ..rows import entries_from_json_array, session_from_json
 from . import keys as k
 from . import scripts as lua
 from .client import UNAVAILABLE, RedisClient, SessionCacheUnavailableError, unavailable
+from .replies import CachedSession, CachedUser, _ms, _session, _user
 
 __all__ = [
     "EVENT_KEEP",
@@ -45,61 +45,9 @@ __all__ = [
 
 _T = TypeVar("_T")
 
+
 #: How many switch events of each kind the cache keeps per session.
 EVENT_KEEP = 20
-
-
-@dataclass(slots=True)
-class CachedSession:
-    """What the cache holds for a session's context."""
-
-    state: SessionInfo
-    #: the window holds every entry of the session (none was trimmed)
-    complete: bool
-    entries: list[MemoryEntry]
-    #: the last switch events as the JSON stored
-    language_events: list[bytes]
-    mode_events: list[bytes]
-
-
-@dataclass(slots=True)
-class CachedUser:
-    """What the cache holds for a user: settings and recent turns of other sessions."""
-
-    #: the settings JSON (``b""``: none stored), ``None`` when not cached
-    settings: bytes | None
-    #: whether the short-term layer is complete (else ``recent`` is empty)
-    warm: bool
-    #: the user's turns since the cut-off, oldest first, the session read apart
-    recent: list[MemoryEntry] = field(default_factory=list)
-
-
-def _ms(entry: MemoryEntry) -> int:
-    assert entry.timestamp is not None
-    return int(entry.timestamp.timestamp() * 1000)
-
-
-def _session(raw: Any) -> CachedSession | None:
-    """The session read script's reply (``None``: not cached)."""
-    if raw is None:
-        return None
-    state, complete, entries, lang, mode = raw
-    return CachedSession(
-        state=session_from_json(state),
-        complete=complete == b"1",
-        entries=entries_from_json_array(entries),
-        language_events=list(lang),
-        mode_events=list(mode),
-    )
-
-
-def _user(raw: Any) -> CachedUser:
-    """The user read script's reply."""
-    settings, warm, *found = raw
-    # newest first from Redis; a member whose data expired a moment before is skipped
-    kept = [r for r in reversed(found[0]) if r is not None] if found else []
-    recent = entries_from_json_array(b"[" + b",".join(kept) + b"]") if kept else []
-    return CachedUser(settings=settings, warm=bool(warm), recent=recent)
 
 
 class SessionCache:
