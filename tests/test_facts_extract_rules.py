@@ -253,3 +253,34 @@ def test_empty_and_huge_turns() -> None:
     _none("")
     _none("   ")
     assert extract_facts("la " * 100_000, role="user", language="es", current=[]) == []
+
+
+def test_thanksgiving_is_the_last_one_for_an_onset_and_the_next_one_for_a_visit() -> None:
+    january = datetime(2027, 1, 13, tzinfo=UTC)
+    [onset] = extract_facts(
+        "i've had a cough since the weekend after thanksgiving",
+        role="user",
+        language="en",
+        current=[],
+        now=january,
+    )
+    assert onset.attributes["onset_date"] == "2026-11-28"
+    assert onset.attributes["onset"] == "since the weekend after thanksgiving"
+    [visit] = extract_facts(
+        "my dermatology appointment is the weekend after thanksgiving",
+        role="user",
+        language="en",
+        current=[],
+        now=january,
+    )
+    assert visit.attributes["date"] == "2027-11-27"
+
+
+def test_a_proposal_without_a_name_takes_it_from_its_key() -> None:
+    from unimem.facts import validate_proposal
+
+    [change] = validate_proposal(
+        [{"op": "add", "kind": "medication", "key": "medication:lisinopril", "value": "20 mg"}],
+        current=[],
+    )
+    assert change.text == "Medication: lisinopril 20 mg"

@@ -114,7 +114,9 @@ def fact_line(kind: str, value: str, attributes: Mapping[str, str]) -> str:
     name = attributes.get("name", "")
     head = name
     detail = name and value in (attributes.get(attr) for attr in _SHOWN)
-    if value and value.lower() != name.lower() and not detail:
+    if value and value.lower().startswith(name.lower()):
+        head = value  # the value already leads with the name ("dizziness for 3 days")
+    elif value and not detail:
         head = f"{head} {value}".strip()
     said = head.lower()
     extra = [

@@ -51,6 +51,8 @@ class EvalReport:
     superseded_as_current: int = 0
     false_positives: Counter[str] = field(default_factory=Counter)
     distractor_turns: Counter[str] = field(default_factory=Counter)
+    expected_by_language: Counter[str] = field(default_factory=Counter)
+    matched_by_language: Counter[str] = field(default_factory=Counter)
     misses: list[str] = field(default_factory=list)
     extras: list[str] = field(default_factory=list)
 
@@ -77,6 +79,10 @@ class EvalReport:
             "superseded": self.superseded,
             "superseded_closed": self.superseded_closed,
             "superseded_as_current": self.superseded_as_current,
+            "recall_by_language": {
+                lang: round(self.matched_by_language[lang] / count, 3)
+                for lang, count in sorted(self.expected_by_language.items())
+            },
             "false_positives": dict(sorted(self.false_positives.items())),
             "distractor_turns": dict(sorted(self.distractor_turns.items())),
         }
@@ -153,6 +159,7 @@ def score_dialogues(dialogues: Sequence[Mapping[str, Any]]) -> EvalReport:
             _apply(held, changes)
         current = [fact for fact in held if fact.current]
         report.expected += len(dialogue["final"])
+        report.expected_by_language[dialogue["language"]] += len(dialogue["final"])
         report.found += len(current)
         unused = list(current)
         for label in dialogue["final"]:
@@ -160,6 +167,7 @@ def score_dialogues(dialogues: Sequence[Mapping[str, Any]]) -> EvalReport:
             if hit is not None:
                 unused.remove(hit)
                 report.matched += 1
+                report.matched_by_language[dialogue["language"]] += 1
             else:
                 report.misses.append(f"{dialogue['id']} missing {_describe(label)}")
             if any(_key_fits(label, fact) for fact in current):

@@ -117,6 +117,8 @@ def validate_proposal(proposal: object, *, current: Sequence[CurrentFact]) -> li
             continue
         if op == "update" and old is None:
             continue
+        if ":" in key and "name" not in attributes:
+            attributes["name"] = key.split(":", 1)[1].replace("-", " ")
         if old is not None:
             by_key = {**by_key, key: old}
         change = add_or_supersede(kind, key, value, attributes, by_key, corrected=corrected)

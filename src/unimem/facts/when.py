@@ -180,15 +180,23 @@ _WEEKDAY_RE = re.compile(
 _ISO = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
 
 
-def _holiday(text: str, now: date) -> tuple[str, date] | None:
+def _thanksgiving(year: int, weekend: bool) -> date:
+    first = date(year, 11, 1)
+    day = first + timedelta(days=(3 - first.weekday()) % 7 + 21)  # the fourth Thursday
+    return day + timedelta(days=2) if weekend else day
+
+
+def _holiday(text: str, now: date, past: bool) -> tuple[str, date] | None:
+    """Thanksgiving (US), or the weekend after it: the last one for an onset, the next one else."""
     if "thanksgiving" not in text:
         return None
-    year = now.year if now.month >= 11 else now.year - 1
-    first = date(year, 11, 1)
-    day = first + timedelta(days=(3 - first.weekday()) % 7 + 21)
-    if "weekend after" in text:
-        return "the weekend after thanksgiving", day + timedelta(days=2)
-    return "thanksgiving", day
+    weekend = "weekend after" in text
+    day = _thanksgiving(now.year, weekend)
+    if past and day > now:
+        day = _thanksgiving(now.year - 1, weekend)
+    elif not past and day < now:
+        day = _thanksgiving(now.year + 1, weekend)
+    return ("the weekend after thanksgiving" if weekend else "thanksgiving"), day
 
 
 def find_date(
@@ -200,7 +208,7 @@ def find_date(
     today (an onset) instead of the next one after it (an appointment).
     """
     today = now.date() if now else None
-    if today is not None and (holiday := _holiday(text, today)):
+    if today is not None and (holiday := _holiday(text, today, past)):
         return holiday[0], holiday[1].isoformat()
     if match := _ISO.search(text):
         return match.group(0), match.group(0)
@@ -263,7 +271,8 @@ def find_onset(text: str, now: datetime | None) -> tuple[str, str | None] | None
     tail = text[since.start() :]
     found = find_date(tail, now, past=True)
     if found is not None:
-        return found
+        at = tail.find(found[0])
+        return (tail[: at + len(found[0])] if at >= 0 else found[0]), found[1]
     said = " ".join(tail.split()[:5])
     return said, None
 
