@@ -30,7 +30,7 @@ from unimem import UnifiedMemoryService
 from unimem.stores.layered import LayeredStore
 from unimem.stores.postgres.store import PostgresStore
 from unimem.stores.redis import SessionCache, redis_client_from_url
-from unimem.stores.redis.client import RedisClient
+from unimem.stores.redis.driver import RedisClient
 
 PG_URL = os.environ.get("UNIMEM_TEST_DATABASE_URL", "postgresql://postgres@127.0.0.1:5432/test")
 REDIS_URL = os.environ.get("UNIMEM_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")

@@ -16,7 +16,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import TypeVar
 
 from .redis.cache import SessionCache
-from .redis.client import SessionCacheUnavailableError
+from .redis.driver import SessionCacheUnavailableError
 
 __all__ = ["DOWN", "CacheGuard", "Down"]
 

@@ -49,7 +49,7 @@ from .contracts import (
 )
 from .items import item_store_of
 from .redis.cache import SessionCache
-from .redis.client import redis_client_from_url
+from .redis.driver import redis_client_from_url
 from .search import KeywordHit, keyword_search_of
 from .window_rebuild import WindowRebuilds
 

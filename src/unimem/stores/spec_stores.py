@@ -19,7 +19,7 @@ from .contracts import DeleteScope
 from .postgres import PostgresStore
 from .redis import keys as k
 from .redis.cache import SessionCache
-from .redis.client import RedisClient
+from .redis.driver import RedisClient
 
 __all__ = ["PostgresMemoryStore", "RedisMemoryStore"]
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from .cache import RedisSessionCache, SessionCache
-from .client import SessionCacheUnavailableError, redis_client_from_url
+from .driver import SessionCacheUnavailableError, redis_client_from_url
 
 __all__ = [
     "RedisSessionCache",

@@ -31,7 +31,7 @@ from ..contracts import RECENT_SCAN
 from ..rows import entries_from_json_array, session_from_json
 from . import keys as k
 from . import scripts as lua
-from .client import UNAVAILABLE, RedisClient, SessionCacheUnavailableError, unavailable
+from .driver import UNAVAILABLE, RedisClient, SessionCacheUnavailableError, unavailable
 from .replies import CachedSession, CachedUser, _ms, _session, _user
 
 __all__ = [
@@ -58,7 +58,7 @@ class SessionCache:
 
     Args:
         client: a ``redis.asyncio.Redis`` or ``RedisCluster`` (bytes responses),
-            e.g. from :func:`~unimem.stores.redis.client.redis_client_from_url`.
+            e.g. from :func:`~unimem.stores.redis.driver.redis_client_from_url`.
         prefix: key prefix (one per deployment, or per test).
         hot_window: entries kept per session.
         session_ttl: idle seconds before a session's keys expire.

@@ -18,7 +18,7 @@ import redis.exceptions as rexc
 
 from backends import REDIS_URL, redis_client
 from unimem.stores.redis import SessionCache, SessionCacheUnavailableError, redis_client_from_url
-from unimem.stores.redis.client import REDIS_ERRORS, unavailable
+from unimem.stores.redis.driver import REDIS_ERRORS, unavailable
 
 pytestmark = pytest.mark.redis
 
