@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 
-from .changes import FACT_KINDS, CurrentFact, FactChange
+from .changes import FACT_KINDS, CurrentFact, FactChange, fact_line
 from .reconcile import add_or_supersede, close, index_current, slug
 
 __all__ = ["MAX_PROPOSED_CHANGES", "validate_proposal"]
@@ -117,14 +118,17 @@ def validate_proposal(proposal: object, *, current: Sequence[CurrentFact]) -> li
             continue
         if op == "update" and old is None:
             continue
-        if ":" in key and "name" not in attributes:
-            attributes["name"] = key.split(":", 1)[1].replace("-", " ")
         if old is not None:
             by_key = {**by_key, key: old}
         change = add_or_supersede(kind, key, value, attributes, by_key, corrected=corrected)
         if change is None or key in keys or (change.replaces and change.replaces in touched):
             continue
         keys.add(key)
+        if ":" in key and "name" not in change.attributes:
+            # the line names what the fact is about, from its key, even when the
+            # proposal gave no name attribute (the attributes stay as proposed)
+            named = {"name": key.split(":", 1)[1].replace("-", " "), **change.attributes}
+            change = replace(change, text=fact_line(kind, change.value, named))
         if change.replaces:
             touched.add(change.replaces)
         out.append(change)
