@@ -284,3 +284,40 @@ def test_a_proposal_without_a_name_takes_it_from_its_key() -> None:
         current=[],
     )
     assert change.text == "Medication: lisinopril 20 mg"
+
+
+@pytest.mark.parametrize(
+    ("text", "language"),
+    [
+        ("dejé de tomar el lisinopril", "es"),
+        ("j'ai arrêté le lisinopril", "fr"),
+        ("توقفت عن ليسينوبريل", "ar"),
+        ("i got off the lisinopril in march", "en"),
+    ],
+)
+def test_a_stop_in_each_language(text: str, language: str) -> None:
+    change = _one(text, language=language, current=[LISINOPRIL])
+    assert (change.op, change.replaces, change.attributes["status"]) == (
+        "supersede",
+        "f1",
+        "stopped",
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "language"),
+    [
+        ("me subieron el lisinopril a veinte miligramos", "es"),
+        ("le médecin a augmenté le lisinopril à vingt milligrammes", "fr"),
+        ("الطبيب رفع جرعة ليسينوبريل إلى 20 ملغ", "ar"),
+    ],
+)
+def test_a_dose_change_in_each_language(text: str, language: str) -> None:
+    change = _one(text, language=language, current=[LISINOPRIL])
+    assert (change.op, change.replaces, change.attributes["dose"]) == ("supersede", "f1", "20 mg")
+    assert change.attributes["status"] == "taking"
+
+
+def test_a_preferred_name_said_another_way() -> None:
+    assert _one("My preferred name is Bea.").value == "Bea"
+    assert _one("I'd like to be called Sam.").value == "Sam"

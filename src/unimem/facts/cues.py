@@ -58,7 +58,7 @@ _RAW: dict[str, dict[str, str]] = {
         "en": r"\b(?:never|not|n't|no)\b|\bdon't\b|\bdont\b",
         "es": r"\b(?:no|nunca|jamas)\b",
         "fr": r"\b(?:ne|n'\w+|pas|jamais)\b",
-        "ar": r"(?:\bلا\b|\bلم\b|\bليس|\bلست|\bأبدا)",
+        "ar": r"(?:\bلا\b|\bلم\b|\bليس\b|\bليست\b|\bلست\b|\bأبدا\b)",
     },
     "hedge": {
         "en": r"\b(?:not sure|i think|maybe|might be|i wonder|i don't know)\b",
@@ -73,11 +73,11 @@ _RAW: dict[str, dict[str, str]] = {
         "ar": r"(?:آخذ|اخذ|أتناول|اتناول|على|وصف|أستعمل|آخذه)",
     },
     "stop": {
-        "en": r"\b(?:stopped|stop|quit|discontinued|took me off|taken off|off the|came off|no longer|anymore|"
+        "en": r"\b(?:stopped|stop|quit|discontinued|took me off|taken off|off the|came off|got off|weaned off|dropped|no longer|anymore|"
         r"any more)\b",
-        "es": r"\b(?:quitaron|ya no|deje|suspendi|suspendieron|retiraron|dejar de)\b",
-        "fr": r"\b(?:arrete|arreter|ne prends plus|supprime|stoppe|plus de)\b",
-        "ar": r"(?:أوقفوا|اوقفوا|توقفت|أوقف|لم أعد|أوقفت|أوقفها)",
+        "es": r"\b(?:quitaron|ya no|deje|suspendi|suspendieron|retiraron|dejar de|dejo de)\b",
+        "fr": r"\b(?:arrete|arreter|ne prends plus|supprime|stoppe|plus de|retire)\b",
+        "ar": r"(?:أوقفوا|اوقفوا|توقفت|أوقف|لم أعد|أوقفت|أوقفها|تركت|قطعت)",
     },
     "change": {
         "en": r"\b(?:bumped|raised|increased|upped|lowered|decreased|reduced|changed|switched|adjusted|up to|"
@@ -135,7 +135,7 @@ _RAW: dict[str, dict[str, str]] = {
         "ar": r"(?:أجريت|عملت)",
     },
     "name": {
-        "en": r"\b(?:call me|calls me|called me|go by|known as|use|name's)\s+",
+        "en": r"\b(?:call me|calls me|called me|go by|goes by|known as|use|name's|to be called|preferred name is)\s+",
         "es": r"\b(?:llameme|llamame|digame|dime|me dicen|me llaman|conocen como)\s+",
         "fr": r"\b(?:appelez-moi|appelle-moi|m'appelle|m'appellent|dites)\s+",
         "ar": r"(?:نادني|ناديني|ينادونني|قل لي|قولي لي)\s+",
