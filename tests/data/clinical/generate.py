@@ -304,7 +304,7 @@ def build(bank: ModuleType, split: str) -> list[dict[str, Any]]:
 
 
 def main() -> None:
-    for split in ("tune", "heldout"):
+    for split in ("tune", "tune2", "heldout"):
         bank = _load(f"bank_{split}")
         data = build(bank, split)
         path = HERE / f"{split}.json"
@@ -558,6 +558,7 @@ def run_script(d: Dialogue, rng: random.Random, t: Any) -> None:
         ],
         drug=mine[0][0],
         amount=new0,
+        old_amount=amounts[0],
     )
     chatter(2)
     distract()
@@ -587,6 +588,19 @@ def run_script(d: Dialogue, rng: random.Random, t: Any) -> None:
         drug=mine[2][0],
     )
     chatter(2)
+    if "med_switch" in L:  # one medicine replaced by another: the old one stops
+        new_drug = pick([x for x in L["drugs"] if x not in drugs and x[1] != mine[3][1]])
+        user(
+            "med_switch",
+            "change",
+            [
+                change("supersede", "medication", f"medication:{mine[3][1]}", status="stopped"),
+                change("add", "medication", f"medication:{new_drug[1]}", status="taking"),
+            ],
+            drug=mine[3][0],
+            drug2=new_drug[0],
+        )
+        chatter(1)
     v = voice()
     text = pick(L["appointment_move"]).format(spec=spec[0], date=date2[0])
     d.say(
