@@ -359,6 +359,9 @@ def render(
         ]
     out += scale_sections(scale, made, plot_dir)
     out += accuracy_sections(runs)
+    budgets = ROOT / "bench" / "budgets.md"  # hand-written: the budgets and their profile
+    if budgets.is_file():
+        out += [budgets.read_text(encoding="utf-8").strip(), ""]
     out += [
         "## Reliability (in the test suite, not here)",
         "",
