@@ -3,6 +3,7 @@
 import asyncio
 import json
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -167,3 +168,102 @@ async def test_a_write_racing_a_deletion(service: UnifiedMemoryService):
         # embedded stores stamp and commit without yielding: timestamp order is commit order
         for entry in racing:
             assert (entry.id in kept) == (entry.timestamp > receipt.deleted_at)
+
+
+# ------------------------------------------------------------------ crypto-shredding
+
+NAME = "Johanna Quist"
+PHONE = "555-201-0199"
+
+
+async def _raw(store: Any) -> str:
+    """Every byte the store holds, as text: the SQLite files, every row of the
+    PostgreSQL schema, every Redis key of the cache's prefix, or the in-process
+    dicts (an encrypted store is read underneath its encryption)."""
+    import asyncpg
+
+    from unimem.privacy.encrypted_store import EncryptedStore
+    from unimem.stores.layered import LayeredStore
+    from unimem.stores.postgres import PostgresStore
+
+    if isinstance(store, EncryptedStore):
+        store = store.inner
+    if isinstance(store, SQLiteStore):
+        files = [p for p in Path(store.path).parent.iterdir() if p.name.startswith("unimem.db")]
+        return "".join(p.read_bytes().decode("latin-1") for p in files)
+    if isinstance(store, InMemoryStore):  # its dicts, and those of the objects it holds
+        held = [vars(v) for v in vars(store).values() if hasattr(v, "__dict__")]
+        return repr(vars(store)) + repr(held)
+    parts: list[str] = []
+    if isinstance(store, LayeredStore):
+        client, prefix = store.cache.client, store.cache.prefix
+        async for key in client.scan_iter(match=f"{prefix}:*"):
+            kind = await client.type(key)
+            kind = kind.decode() if isinstance(kind, bytes) else kind
+            if kind == "string":
+                parts.append(repr(await client.get(key)))
+            elif kind == "hash":
+                parts.append(repr(await client.hgetall(key)))
+            elif kind == "zset":
+                parts.append(repr(await client.zrange(key, 0, -1)))
+            elif kind == "list":
+                parts.append(repr(await client.lrange(key, 0, -1)))
+            elif kind == "set":
+                parts.append(repr(await client.smembers(key)))
+            else:
+                parts.append(repr(await client.dump(key)))
+        store = store.durable
+    assert isinstance(store, PostgresStore)
+    conn = await asyncpg.connect(store.dsn, server_settings={"search_path": store.schema})
+    try:
+        tables = await conn.fetch(
+            "SELECT tablename FROM pg_tables WHERE schemaname = $1", store.schema
+        )
+        for (table,) in tables:
+            rows = await conn.fetch(f'SELECT t::text FROM "{table}" t')
+            parts.extend(r[0] for r in rows)
+    finally:
+        await conn.close()
+    return "\n".join(parts)
+
+
+async def _with_phi(service: UnifiedMemoryService, sid: str, at: datetime | None = None) -> None:
+    await add(service, sid, f"my name is {NAME}, call {PHONE}", timestamp=at)
+    await service.add_event(sid, "topic_change", {"note": f"asked about {NAME}"}, user_id="u1")
+
+
+async def _sealed(service: UnifiedMemoryService, *sids: str) -> list[str]:
+    return [v.sealed for v in await service.store.get_vault_values("u1", sids)]
+
+
+@pytest.mark.parametrize("scope", ["session", "day", "all", "sweep"])
+async def test_deletion_crypto_shreds_the_vault(service: UnifiedMemoryService, scope: str):
+    """Storage never holds a PHI value in plaintext; after a deletion (or the
+    sweep) not even the sealed values of what was deleted are left."""
+    from unimem.privacy.crypto import generate_key
+
+    service.use_encryption(generate_key("k1"))
+    await service.update_settings({"anonymize_phi": True, "retention_days": 7}, user_id="u1")
+    old = datetime.now(UTC) - timedelta(days=30) if scope == "sweep" else None
+    await _with_phi(service, "gone", old)
+    await add(service, "kept", "my brother is Bartholomew Finch")
+    sealed = await _sealed(service, "gone")
+    assert len(sealed) == 2
+    raw = await _raw(service.store)
+    assert NAME not in raw and PHONE not in raw and "Bartholomew" not in raw
+    assert all(s in raw for s in sealed)
+
+    if scope == "sweep":
+        await service.sweep_retention()
+    elif scope == "day":
+        # "kept" was written today too: deleting today takes both
+        await service.delete_user_memory("day", user_id="u1")
+    else:
+        sid = "gone" if scope == "session" else None
+        await service.delete_user_memory(scope, user_id="u1", session_id=sid)
+
+    raw = await _raw(service.store)
+    assert not [s for s in sealed if s in raw]
+    assert await _sealed(service, "gone") == []
+    assert bool(await _sealed(service, "kept")) == (scope in ("session", "sweep"))
+    assert NAME not in raw and PHONE not in raw and "Bartholomew" not in raw

@@ -28,6 +28,8 @@ NOT_ON_HTTP = {
     "sweep_retention": "every user's retention at once: the server's sweeper and `unimem sweep`",
     # the server writes these itself; a client writing its own would forge the log
     "record_audit": "the HTTP API records its own audit entries",
+    # an in-process helper of the reply route, which streams its result
+    "reveal_stream": "re-identifies a reply as it streams: POST .../reply does it server-side",
 }
 
 #: Parameters the server fills in from the request: the audit's actor is the caller.

@@ -240,7 +240,7 @@ describe("useUnifiedMemory", () => {
     expect(hook.result.current.hasEarlier).toBe(true);
     await act(() => hook.result.current.loadEarlier());
     expect(hook.result.current.messages.map((m) => m.content)).toEqual(["m2", "m3", "m4", "m5"]);
-    expect(server.requests.at(-1)?.path).toBe("/v1/sessions/s1/history?max_messages=2&before_seq=4");
+    expect(server.requests.at(-1)?.path).toBe("/v1/sessions/s1/history?max_messages=2&before_seq=4&reveal=true");
     await act(() => hook.result.current.loadEarlier());
     expect(hook.result.current.messages).toHaveLength(5);
     expect(hook.result.current.hasEarlier).toBe(false);

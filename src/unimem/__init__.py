@@ -36,6 +36,7 @@ from .models import (
     StoredItem,
     SwitchTrigger,
 )
+from .privacy.vault import StreamReveal
 from .recall.hits import MemoryHit
 from .service import UnifiedMemoryService
 from .settings import Settings
@@ -74,6 +75,7 @@ __all__ = [
     "StoreError",
     "StoreUnavailableError",
     "StoredItem",
+    "StreamReveal",
     "SwitchTrigger",
     "UnifiedMemoryService",
     "UnimemError",

@@ -371,15 +371,20 @@ def sweep(database_url: str | None, default_retention_days: int | None) -> None:
     type=click.Path(dir_okay=False, writable=True, path_type=Path),
     help="Write to this file instead of standard output.",
 )
+@click.option(
+    "--reveal",
+    is_flag=True,
+    help="The user's own copy: PHI tokens replaced by their values (audited).",
+)
 @_fail_cleanly
-def export(user: str, database_url: str | None, output: Path | None) -> None:
+def export(user: str, database_url: str | None, output: Path | None, reveal: bool) -> None:
     """Export everything stored about a user as JSON."""
 
     settings = _settings(database_url)
 
     async def go() -> dict[str, Any]:
         async with _open_service(settings) as service:
-            return await service.export_user_memory(user_id=user, actor="cli")
+            return await service.export_user_memory(user_id=user, actor="cli", reveal=reveal)
 
     data = _run(go())
     if output is None:

@@ -386,14 +386,15 @@ class MemoryClient:
         *,
         before_seq: int | None = None,
         user_id: str | None = None,
+        reveal: bool = False,
     ) -> list[MemoryEntry]:
-        """Messages, oldest first; see :meth:`UnifiedMemoryService.get_history`."""
+        """Messages, oldest first (with ``reveal``, PHI tokens replaced by their
+        values); see :meth:`UnifiedMemoryService.get_history`."""
         self._user(user_id)
-        response = await self._request(
-            "GET",
-            f"/v1/sessions/{session_id}/history",
-            params={"max_messages": max_messages, "before_seq": before_seq},
-        )
+        params: dict[str, Any] = {"max_messages": max_messages, "before_seq": before_seq}
+        if reveal:
+            params["reveal"] = "true"
+        response = await self._request("GET", f"/v1/sessions/{session_id}/history", params=params)
         return _ENTRIES.validate_json(response.content)
 
     async def get_events(
@@ -438,9 +439,11 @@ class MemoryClient:
         budget_ms: float | None = None,
         *,
         user_id: str | None = None,
+        reveal_phi: bool = False,
     ) -> LLMContext:
         """LLM-ready messages within ``max_tokens``; see
-        :meth:`UnifiedMemoryService.build_llm_context`."""
+        :meth:`UnifiedMemoryService.build_llm_context` (``reveal_phi`` only where
+        the server's ``UNIMEM_LLM_PHI`` is ``allowed``)."""
         self._user(user_id)
         body = {
             "current_query": current_query,
@@ -448,6 +451,7 @@ class MemoryClient:
             "max_tokens": max_tokens,
             "model": model,
             "budget_ms": budget_ms,
+            "reveal_phi": reveal_phi,
         }
         response = await self._request("POST", f"/v1/sessions/{session_id}/llm-context", json=body)
         data = response.json()
@@ -614,8 +618,12 @@ class MemoryClient:
         response = await self._request("POST", "/v1/me/items/namespaces", json=body)
         return [list(map(str, ns)) for ns in response.json()]
 
-    async def export_user_memory(self, *, user_id: str | None = None) -> dict[str, Any]:
-        """Everything stored about the user, as JSON data."""
+    async def export_user_memory(
+        self, *, user_id: str | None = None, reveal: bool = False
+    ) -> dict[str, Any]:
+        """Everything stored about the user, as JSON data (with ``reveal``, PHI
+        tokens replaced by their values)."""
         self._user(user_id)
-        data: dict[str, Any] = (await self._request("GET", "/v1/me/export")).json()
+        params = {"reveal": "true"} if reveal else None
+        data: dict[str, Any] = (await self._request("GET", "/v1/me/export", params=params)).json()
         return data

@@ -60,6 +60,11 @@ class HistoryArgs(_Args):
 
     session_id: str = Field(pattern=_ID)
     max_messages: int = Field(default=50, ge=1, le=1000)
+    reveal: bool = Field(
+        default=False,
+        description="the user's own words: PHI tokens such as [PERSON_1] replaced by their "
+        "values (audited; only when the memory keeps them encrypted)",
+    )
 
 
 class ListArgs(_Args):
@@ -166,7 +171,7 @@ async def _context(service: UnifiedMemoryService, user: str, a: ContextArgs) -> 
 
 
 async def _history(service: UnifiedMemoryService, user: str, a: HistoryArgs) -> Any:
-    entries = await service.get_history(a.session_id, a.max_messages, user_id=user)
+    entries = await service.get_history(a.session_id, a.max_messages, user_id=user, reveal=a.reveal)
     return {"messages": [e.model_dump(mode="json") for e in entries]}
 
 

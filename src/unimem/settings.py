@@ -31,6 +31,9 @@ Environment variables (an empty value counts as unset):
 ``UNIMEM_LLM_API_KEY``          bearer token, if the endpoint wants one
 ``UNIMEM_LLM_TIMEOUT``          seconds: the whole call, or the wait for each streamed
                                 chunk (5)
+``UNIMEM_LLM_PHI``              what the server's LLM may see of PHI: ``tokens`` (default:
+                                ``[PERSON_1]``, never a value) or ``allowed`` (values from
+                                the vault, for an LLM the deployment trusts)
 ``UNIMEM_AUTO_FACTS``           whether each turn updates the user's facts (``true``)
 ``UNIMEM_FACTS_LLM_TIMEOUT``    seconds the LLM fact extractor may take before the
                                 offline rules decide alone (2)
@@ -46,7 +49,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
 from pydantic.fields import FieldInfo
@@ -97,6 +100,7 @@ ENVIRONMENT: tuple[tuple[str, str, str], ...] = (
     ("UNIMEM_LLM_MODEL", "llm", "model"),
     ("UNIMEM_LLM_API_KEY", "llm", "api_key"),
     ("UNIMEM_LLM_TIMEOUT", "llm", "timeout"),
+    ("UNIMEM_LLM_PHI", "llm", "phi"),
     ("UNIMEM_ENCRYPTION_KEYS", "privacy", "encryption_keys"),
     ("UNIMEM_AUTO_FACTS", "facts", "auto"),
     ("UNIMEM_FACTS_LLM_TIMEOUT", "facts", "llm_timeout"),
@@ -256,6 +260,9 @@ class LLMSettings(_Section):
     model: str = "gpt-4o-mini"
     api_key: SecretStr | None = None
     timeout: float = 5.0
+    #: What the server's LLM may see of PHI (``/llm-context``, ``/reply``):
+    #: ``tokens`` (never a value) or ``allowed`` (values from the vault).
+    phi: Literal["tokens", "allowed"] = "tokens"
 
     @field_validator("base_url")
     @classmethod

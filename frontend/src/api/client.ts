@@ -221,13 +221,14 @@ export class ApiClient {
     );
   }
 
-  /** The session's last messages (those before `beforeSeq` when paging back), oldest first. */
+  /** The session's last messages (those before `beforeSeq` when paging back), oldest first,
+   * in the caller's own words: PHI tokens (`[PERSON_1]`) come back as their values. */
   getHistory(sessionId: string, maxMessages = 200, beforeSeq?: number): Promise<MemoryEntry[]> {
     return ok(
       this.http.GET("/v1/sessions/{session_id}/history", {
         params: {
           path: { session_id: sessionId },
-          query: { max_messages: maxMessages, before_seq: beforeSeq },
+          query: { max_messages: maxMessages, before_seq: beforeSeq, reveal: true },
         },
       }),
     );
@@ -347,9 +348,12 @@ export class ApiClient {
     return ok(this.http.DELETE("/v1/me/memory", { params: { query: { scope, ...session } } }));
   }
 
-  /** Everything the server holds about the caller, as a JSON blob to save. */
+  /** Everything the server holds about the caller, as a JSON blob to save (their own
+   * words: PHI tokens come back as their values). */
   exportMemory(): Promise<Blob> {
-    return ok(this.http.GET("/v1/me/export", { parseAs: "blob" }));
+    return ok(
+      this.http.GET("/v1/me/export", { params: { query: { reveal: true } }, parseAs: "blob" }),
+    );
   }
 
   /** The live WebSocket URL of a session (no credentials: see `liveProtocols`). */

@@ -91,7 +91,8 @@ export interface paths {
         };
         /**
          * Everything stored about the caller
-         * @description Settings, sessions, entries, events, facts and summaries, as JSON.
+         * @description Settings, sessions, entries, events, facts and summaries, as JSON;
+         *     with ``reveal``, the caller's own words in place of PHI tokens (audited).
          */
         get: operations["export_user_memory"];
         put?: never;
@@ -580,7 +581,9 @@ export interface paths {
         };
         /**
          * Messages of the session, oldest first
-         * @description Up to ``max_messages`` entries (those before ``before_seq`` when paging back).
+         * @description Up to ``max_messages`` entries (those before ``before_seq`` when paging
+         *     back); with ``reveal``, the caller's own words in place of PHI tokens
+         *     (audited; another user's session stays empty).
          */
         get: operations["get_history"];
         put?: never;
@@ -623,7 +626,8 @@ export interface paths {
         /**
          * LLM-ready messages within a token limit
          * @description Messages for the model within ``max_tokens`` (and ``budget_ms`` when given),
-         *     with the token count and what was degraded to fit.
+         *     with the token count and what was degraded to fit. ``reveal_phi`` (PHI
+         *     values in place of tokens) only where ``UNIMEM_LLM_PHI=allowed``.
          */
         post: operations["build_llm_context"];
         delete?: never;
@@ -1048,6 +1052,12 @@ export interface components {
             rag_results?: (string | {
                 [key: string]: unknown;
             })[] | null;
+            /**
+             * Reveal Phi
+             * @description PHI values in place of tokens, for an LLM the deployment trusts (only where the server's UNIMEM_LLM_PHI is 'allowed')
+             * @default false
+             */
+            reveal_phi?: boolean;
         };
         /**
          * LlmContextOut
@@ -1687,7 +1697,10 @@ export interface operations {
     };
     export_user_memory: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description PHI tokens replaced by their values */
+                reveal?: boolean;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -3967,6 +3980,8 @@ export interface operations {
             query?: {
                 before_seq?: number | null;
                 max_messages?: number;
+                /** @description PHI tokens replaced by their values */
+                reveal?: boolean;
             };
             header?: never;
             path: {

@@ -26,9 +26,9 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Collection, Sequence
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, Protocol
 
 from ..models import Fact, MemoryEntry, MemorySettings, Role, Summary, utcnow
 from ..recall.block import recall_block, select_hits
@@ -58,6 +58,7 @@ __all__ = [
     "RECALL_SHARE",
     "SUMMARY_STORE_TOKENS",
     "RecallHook",
+    "Reidentifier",
     "build_session_context",
     "phi_redactor",
     "recall_limit",
@@ -89,6 +90,44 @@ def recall_limit(max_tokens: int) -> int:
 
 
 RecallHook = Callable[[str, Sequence[str]], Awaitable[tuple[list[MemoryHit], list[str]]]]
+
+
+class Reidentifier(Protocol):
+    """Puts the PHI vault's values back into text (``reveal_phi``): tokens are
+    numbered per session, so each text is re-identified with its own session's."""
+
+    async def load(self, session_ids: Collection[str | None]) -> None:
+        """Read the values of these sessions."""
+
+    def text(self, session_id: str | None, text: str) -> str:
+        """``text`` of that session re-identified."""
+
+    def entry(self, entry: MemoryEntry) -> MemoryEntry:
+        """``entry`` re-identified."""
+
+    def fact(self, fact: Fact) -> Fact:
+        """``fact`` re-identified."""
+
+
+async def _reidentify(
+    reveal: Reidentifier,
+    session_id: str,
+    facts: list[Fact],
+    hits: list[MemoryHit],
+) -> tuple[list[Fact], list[MemoryHit]]:
+    """Facts and recall hits re-identified, each with its own session's values."""
+    fact_sessions = {f.id: f.session_id for f in facts}
+    await reveal.load({session_id, *fact_sessions.values(), *(h.session_id for h in hits)})
+    shown: list[MemoryHit] = []
+    for hit in hits:
+        sid = hit.session_id if hit.kind != "fact" else fact_sessions.get(hit.id)
+        update: dict[str, Any] = {"snippet": reveal.text(sid, hit.snippet)}
+        if hit.entry is not None:
+            update["entry"] = reveal.entry(hit.entry)
+        shown.append(hit.model_copy(update=update))
+    return [reveal.fact(f) for f in facts], shown
+
+
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
@@ -238,6 +277,7 @@ async def build_session_context(
     window: int,
     unused: bool = False,
     recall: RecallHook | None = None,
+    reveal: Reidentifier | None = None,
 ) -> LLMContext:
     """The LLM context of a session (see the module doc). Arguments are validated by the caller.
 
@@ -246,6 +286,8 @@ async def build_session_context(
     ``recall`` (when given) finds what is relevant from earlier sessions; the
     block it makes goes between the pinned facts and the summary, sized to
     what was found within the room the session's own history leaves.
+    ``reveal`` (when given) re-identifies what the LLM is sent (``reveal_phi``);
+    what is stored (the running summary) keeps its tokens.
     """
     deadline = Deadline(budget_ms)
     degradations: list[str] = []
@@ -307,6 +349,11 @@ async def build_session_context(
                 hits, modes = await recall(query, [e.content for e in entries[-3:]])
         except TimeoutError:
             degradations.append("recall_timeout")
+    facts = loaded.facts
+    if reveal is not None:
+        facts, hits = await _reidentify(reveal, session_id, facts, hits)
+        query = reveal.text(session_id, query)
+        passages = [dataclasses.replace(p, text=reveal.text(session_id, p.text)) for p in passages]
 
     probe = ContextParts(
         query=query,
@@ -315,7 +362,7 @@ async def build_session_context(
         language_events=snap.language_events,
         mode_events=snap.mode_events,
         passages=passages,
-        facts=loaded.facts,
+        facts=facts,
         degradations=degradations,
     )
     fixed = assemble(probe, max_tokens, model)
@@ -355,6 +402,9 @@ async def build_session_context(
     )
     if summary and window_entries:
         summary = apply_corrections(summary, _messages(window_entries))
+    if reveal is not None:  # after the fold: the stored summary keeps its tokens
+        summary = reveal.text(session_id, summary) if summary else summary
+        window_entries = [reveal.entry(e) for e in window_entries]
     probe.summary = summary
     probe.history = window_entries
     result = assemble(probe, max_tokens, model)

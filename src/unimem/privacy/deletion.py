@@ -28,7 +28,7 @@ __all__ = [
 #: ``AuditRecord.user_id`` of records about no single user (the retention sweep).
 SYSTEM_USER = "*"
 
-AuditAction = Literal["export", "delete", "settings_change", "sweep", "read"]
+AuditAction = Literal["export", "delete", "settings_change", "sweep", "read", "reveal"]
 
 _PAGE = 500
 

@@ -21,13 +21,17 @@ from datetime import datetime
 from typing import Any
 
 from ..errors import StoreError
+from ..models import Fact, MemoryEntry
 from ..stores.contracts import VaultValue
 from .crypto import Keyring
 
 __all__ = [
     "TOKEN_RE",
+    "StreamReveal",
     "VaultValues",
     "open_values",
+    "reveal_entry",
+    "reveal_fact",
     "reveal_text",
     "reveal_value",
     "seal_values",
@@ -122,3 +126,73 @@ def reveal_value(value: Any, values: Mapping[str, str]) -> tuple[Any, int]:
             total += count
         return items, total
     return value, 0
+
+
+def reveal_entry(entry: MemoryEntry, values: Mapping[str, str]) -> tuple[MemoryEntry, int]:
+    """``entry`` with its content, passages, sources and metadata re-identified,
+    and how many tokens were replaced."""
+    if not values:
+        return entry, 0
+    fields = {
+        "content": entry.content,
+        "retrieved_passages": entry.retrieved_passages,
+        "sources": entry.sources,
+        "metadata": entry.metadata,
+    }
+    revealed, count = reveal_value(fields, values)
+    return (entry.model_copy(update=revealed), count) if count else (entry, 0)
+
+
+def reveal_fact(fact: Fact, values: Mapping[str, str]) -> tuple[Fact, int]:
+    """``fact`` with its text, value and attribute values re-identified, and how
+    many tokens were replaced."""
+    if not values:
+        return fact, 0
+    fields = {"text": fact.text, "value": fact.value, "attributes": fact.attributes}
+    revealed, count = reveal_value(fields, values)
+    return (fact.model_copy(update=revealed), count) if count else (fact, 0)
+
+
+#: Longest token a stream holds back while waiting for its ``]``.
+_LONGEST_TOKEN = 40
+
+
+class StreamReveal:
+    """Re-identifies text that arrives in pieces (an LLM's streamed reply): a
+    piece ending inside a token (``"[PERS"``) is held back until the token is
+    complete, so every token is replaced whole.
+
+    Args:
+        values: token -> value of the session.
+    """
+
+    def __init__(self, values: Mapping[str, str]) -> None:
+        self._values = values
+        self._held = ""
+        #: tokens replaced so far
+        self.count = 0
+
+    def feed(self, piece: str) -> str:
+        """The text of ``piece`` that can be shown now, re-identified."""
+        text = self._held + piece
+        cut = text.rfind("[")
+        if cut != -1 and "]" not in text[cut:] and len(text) - cut < _LONGEST_TOKEN:
+            text, self._held = text[:cut], text[cut:]
+        else:
+            self._held = ""
+        shown, count = reveal_text(text, self._values)
+        self.count += count
+        return shown
+
+    def flush(self) -> str:
+        """What is still held back (the stream ended)."""
+        text, self._held = self._held, ""
+        shown, count = reveal_text(text, self._values)
+        self.count += count
+        return shown
+
+    def entry(self, entry: MemoryEntry) -> MemoryEntry:
+        """``entry`` (of the same session) re-identified."""
+        shown, count = reveal_entry(entry, self._values)
+        self.count += count
+        return shown

@@ -76,9 +76,14 @@ async def delete_memory(
     response_model=dict[str, Any],
     summary="Everything stored about the caller",
 )
-async def export_memory(service: ServiceDep, user: UserDep) -> Response:
-    """Settings, sessions, entries, events, facts and summaries, as JSON."""
-    data = await service.export_user_memory(user_id=user)
+async def export_memory(
+    service: ServiceDep,
+    user: UserDep,
+    reveal: Annotated[bool, Query(description="PHI tokens replaced by their values")] = False,
+) -> Response:
+    """Settings, sessions, entries, events, facts and summaries, as JSON;
+    with ``reveal``, the caller's own words in place of PHI tokens (audited)."""
+    data = await service.export_user_memory(user_id=user, reveal=reveal)
     return Response(
         orjson.dumps(data, default=_default),
         media_type="application/json",

@@ -33,6 +33,7 @@ from starlette.types import Message, Receive, Scope, Send
 from ..context.llm_client import LLMEndpoint, LLMError, stream_chat
 from ..errors import InvalidInputError, UnimemError
 from ..models import MemoryEntry, Mode, Role
+from ..privacy.vault import StreamReveal
 from ..service import UnifiedMemoryService
 from .deps import MetricsDep, ServiceDep, SettingsDep, UserDep
 from .error_handlers import ERROR_RESPONSES, ErrorBody
@@ -119,9 +120,19 @@ async def reply(
     query = body.current_query
     if query is None:
         query = await _last_user_turn(service, session_id, user)
+    # UNIMEM_LLM_PHI=allowed: the LLM sees the owner's values; tokens: it sees
+    # tokens, and the owner sees its reply's tokens re-identified
     built = await service.build_llm_context(
-        session_id, query, body.rag_results, body.max_tokens, "gpt-4o", body.budget_ms, user_id=user
+        session_id,
+        query,
+        body.rag_results,
+        body.max_tokens,
+        "gpt-4o",
+        body.budget_ms,
+        user_id=user,
+        reveal_phi=settings.llm_phi == "allowed",
     )
+    shown = await service.reveal_stream(session_id, user_id=user)
     if built.degradations:
         metrics.count_degradations(list(built.degradations))
     pieces = stream_chat(endpoint, list(built))
@@ -138,7 +149,14 @@ async def reply(
             status_code=502,
         )
     turn = _Turn(
-        service, endpoint, metrics, session_id, user, session.current_mode, session.current_language
+        service,
+        endpoint,
+        metrics,
+        session_id,
+        user,
+        session.current_mode,
+        session.current_language,
+        shown,
     )
     return _ReplyStream(turn, first, pieces, started)
 
@@ -166,14 +184,29 @@ class _Turn:
         user: str,
         mode: Mode | None,
         language: str | None,
+        shown: StreamReveal,
     ) -> None:
         self.service = service
+        #: re-identifies what the owner is shown (the reply is stored as written)
+        self.shown = shown
         self.endpoint = endpoint
         self.metrics = metrics
         self.session_id = session_id
         self.user = user
         self.mode = mode or Mode.TEXT
         self.language = language
+
+    async def audit_shown(self) -> None:
+        """Record how many of the owner's values the reply showed (none: nothing)."""
+        if self.shown.count:
+            with contextlib.suppress(UnimemError):
+                await self.service.record_audit(
+                    "reveal",
+                    user_id=self.user,
+                    actor=self.user,
+                    session_id=self.session_id,
+                    details={"view": "reply", "values": self.shown.count},
+                )
 
     async def store(self, text: str, latency_ms: float, *, interrupted: bool) -> MemoryEntry:
         """Store the reply; an interrupted one keeps only what was streamed."""
@@ -260,7 +293,9 @@ class _ReplyStream(Response):
         while piece is not None:
             if gone.is_set():
                 return "interrupted"
-            await send(_body(_sse("delta", {"text": piece})))
+            text = self.turn.shown.feed(piece)
+            if text:
+                await send(_body(_sse("delta", {"text": text})))
             streamed.append(piece)
             step = asyncio.ensure_future(anext(self.pieces, None))
             left = asyncio.ensure_future(gone.wait())
@@ -277,6 +312,9 @@ class _ReplyStream(Response):
                 log.warning("reply: LLM failed mid-stream (%s)", exc.message)
                 await send(_body(_sse("error", exc.to_dict())))
                 return "error"
+        rest = self.turn.shown.flush()
+        if rest:
+            await send(_body(_sse("delta", {"text": rest})))
         return "done"
 
     async def _finish(self, send: Send, outcome: str, text: str) -> None:
@@ -294,6 +332,7 @@ class _ReplyStream(Response):
         log.info("reply: %s, %d chars in %.0f ms", outcome, len(text), latency)
         if outcome == "done" and stored is not None:
             with contextlib.suppress(OSError):
-                await send(_body(_sse("done", stored)))
+                await send(_body(_sse("done", self.turn.shown.entry(stored))))
+        await self.turn.audit_shown()
         with contextlib.suppress(OSError):
             await send({"type": "http.response.body", "body": b"", "more_body": False})

@@ -119,6 +119,11 @@ class LlmContextIn(_Body):
     max_tokens: int = Field(default=4000, ge=1, le=1_000_000)
     model: str = Field(default="gpt-4o", max_length=100)
     budget_ms: float | None = Field(default=None, ge=0, le=60_000)
+    reveal_phi: bool = Field(
+        default=False,
+        description="PHI values in place of tokens, for an LLM the deployment trusts "
+        "(only where the server's UNIMEM_LLM_PHI is 'allowed')",
+    )
 
 
 class LlmContextOut(BaseModel):

@@ -10,7 +10,7 @@ from fastapi import APIRouter, Path, Query, Response
 from pydantic import BaseModel
 
 from ..config import MemoryConfig
-from ..errors import SessionNotFoundError
+from ..errors import InvalidInputError, SessionNotFoundError
 from ..models import (
     ConversationContext,
     EventType,
@@ -20,7 +20,7 @@ from ..models import (
     SwitchTrigger,
 )
 from ..validation import ID_PATTERN
-from .deps import MetricsDep, ServiceDep, UserDep
+from .deps import MetricsDep, ServiceDep, SettingsDep, UserDep
 from .error_handlers import ERROR_RESPONSES
 from .responses import ModelResponse
 from .schemas import (
@@ -101,10 +101,13 @@ async def get_history(
     user: UserDep,
     max_messages: Annotated[int, Query(ge=1, le=_LIMITS.max_history_messages)] = 50,
     before_seq: Annotated[int | None, Query(ge=1, le=2**62)] = None,
+    reveal: Annotated[bool, Query(description="PHI tokens replaced by their values")] = False,
 ) -> Response:
-    """Up to ``max_messages`` entries (those before ``before_seq`` when paging back)."""
+    """Up to ``max_messages`` entries (those before ``before_seq`` when paging
+    back); with ``reveal``, the caller's own words in place of PHI tokens
+    (audited; another user's session stays empty)."""
     entries = await service.get_history(
-        session_id, max_messages, before_seq=before_seq, user_id=user
+        session_id, max_messages, before_seq=before_seq, user_id=user, reveal=reveal
     )
     return ModelResponse(entries)
 
@@ -198,9 +201,18 @@ async def llm_context(
     service: ServiceDep,
     user: UserDep,
     metrics: MetricsDep,
+    settings: SettingsDep,
 ) -> Response:
     """Messages for the model within ``max_tokens`` (and ``budget_ms`` when given),
-    with the token count and what was degraded to fit."""
+    with the token count and what was degraded to fit. ``reveal_phi`` (PHI
+    values in place of tokens) only where ``UNIMEM_LLM_PHI=allowed``."""
+    if body.reveal_phi and settings.llm_phi != "allowed":
+        raise InvalidInputError(
+            "reveal_phi is off on this server (UNIMEM_LLM_PHI=tokens): the LLM sees "
+            "PHI tokens only; ask without reveal_phi, or have the operator set "
+            "UNIMEM_LLM_PHI=allowed for an LLM the deployment trusts",
+            field="reveal_phi",
+        )
     built = await service.build_llm_context(
         session_id,
         body.current_query,
@@ -209,6 +221,7 @@ async def llm_context(
         body.model,
         body.budget_ms,
         user_id=user,
+        reveal_phi=body.reveal_phi,
     )
     degradations = list(built.degradations)
     if degradations:

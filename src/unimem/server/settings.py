@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Literal
 
 from ..config import DEFAULT_USER_ID, MemoryConfig, resolve_data_dir
 from ..context.llm_client import LLMEndpoint
@@ -68,6 +69,8 @@ class ServerSettings:
     encryption_keys: str | None = field(default=None, repr=False)
     #: The assistant's endpoint; ``None``: the server records but does not answer.
     llm: LLMEndpoint | None = field(default=None, repr=False)
+    #: What the LLM may see of PHI (``UNIMEM_LLM_PHI``): ``tokens`` or ``allowed``.
+    llm_phi: Literal["tokens", "allowed"] = "tokens"
 
     def __post_init__(self) -> None:
         if self.jwt_secret is not None and len(self.jwt_secret.encode()) < MIN_SECRET_BYTES:
@@ -113,6 +116,7 @@ class ServerSettings:
             sweep_interval=server.sweep_interval,
             encryption_keys=keys.get_secret_value() if keys is not None else None,
             llm=settings.llm.endpoint(),
+            llm_phi=settings.llm.phi,
         )
 
     def to_settings(self) -> Settings:
@@ -141,10 +145,14 @@ class ServerSettings:
                 live_channel_prefix=self.live_channel_prefix,
             ),
             auth=AuthSettings(jwt_secret=self.jwt_secret, local_user=self.local_user),
-            llm=LLMSettings()
+            llm=LLMSettings(phi=self.llm_phi)
             if llm is None
             else LLMSettings(
-                base_url=llm.base_url, model=llm.model, api_key=llm.api_key, timeout=llm.timeout
+                base_url=llm.base_url,
+                model=llm.model,
+                api_key=llm.api_key,
+                timeout=llm.timeout,
+                phi=self.llm_phi,
             ),
             privacy=PrivacySettings(encryption_keys=self.encryption_keys),
         )

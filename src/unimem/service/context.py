@@ -19,6 +19,7 @@ from ..validation import check_content_size, check_depth, check_id, check_range
 from .core import ServiceCore
 from .privacy import PrivacyOperations
 from .recall import RecallOperations
+from .reveal import RevealOperations
 from .writes import SessionWrites
 
 __all__ = ["ContextOperations"]
@@ -48,6 +49,7 @@ class ContextOperations:
         self._privacy = privacy
         self._writes = writes
         self._recall = recall
+        self._reveal = RevealOperations(core)
         self.summarizer: Summarizer = summarizer or ExtractiveSummarizer()
 
     async def build_llm_context(
@@ -60,9 +62,12 @@ class ContextOperations:
         budget_ms: float | None = None,
         *,
         user_id: str | None = None,
+        reveal_phi: bool = False,
     ) -> LLMContext:
         """See :meth:`unimem.UnifiedMemoryService.build_llm_context`."""
         check_id(session_id, "session_id")
+        if not isinstance(reveal_phi, bool):
+            raise InvalidInputError("reveal_phi must be true or false", field="reveal_phi")
         if not isinstance(current_query, str):
             raise InvalidInputError("current_query must be a string", field="current_query")
         check_content_size(current_query, self._core.config.max_content_bytes)
@@ -104,7 +109,13 @@ class ContextOperations:
             rag_results = await self._core.privacy.redact_value(
                 list(rag_results), settings, store, tokens_of, language
             )
-        return await build_session_context(
+        reveal = None
+        if reveal_phi and not foreign and self._core.keyring is not None:
+            reveal = self._reveal.owner(owner)
+            if settings.anonymize_phi:  # tokens the query just got, not yet in the vault
+                tokens = await self._core.privacy.session_tokens(store, session_id)
+                reveal.pending(session_id, tokens.new_values)
+        built = await build_session_context(
             store,
             session_id=session_id,
             user_id=self._core.user(user_id),
@@ -117,7 +128,11 @@ class ContextOperations:
             summarizer=self.summarizer,
             window=self._core.config.max_context_messages,
             unused=foreign,
+            reveal=reveal,
         )
+        if reveal is not None:
+            await self._reveal.audit(reveal, "llm_context", session_id=session_id)
+        return built
 
     async def pin_entry(
         self, session_id: str, entry_id: str, *, user_id: str | None = None

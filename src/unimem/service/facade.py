@@ -20,7 +20,7 @@ from typing import Any, Self
 from ..config import MemoryConfig
 from ..context.builder import LLMContext
 from ..context.summarize import Summarizer
-from ..errors import ConfigurationError
+from ..errors import ConfigurationError, InvalidInputError
 from ..live_bus import LiveBus
 from ..models import (
     AuditRecord,
@@ -39,10 +39,12 @@ from ..models import (
 )
 from ..privacy.crypto import Keyring
 from ..privacy.pipeline import PrivacyPipeline
+from ..privacy.vault import StreamReveal
 from ..recall.hits import MemoryHit
 from ..stores import DurableStore, InMemoryStore, durable_store_from_url
 from ..stores.contracts import DeleteScope
 from ..stores.layered import layered_store_from_urls
+from ..validation import check_id
 from .context import ContextOperations
 from .core import ServiceCore
 from .fact_extractors import FactExtractor
@@ -52,9 +54,16 @@ from .items import ItemOperations
 from .privacy import PrivacyOperations
 from .reads import SessionReads
 from .recall import DEFAULT_K, RecallOperations
+from .reveal import RevealOperations
 from .writes import SessionWrites, enum_value
 
 __all__ = ["UnifiedMemoryService", "store_from_urls"]
+
+
+def _flag(value: object, field: str) -> bool:
+    if not isinstance(value, bool):
+        raise InvalidInputError(f"{field} must be true or false", field=field)
+    return value
 
 
 def store_from_urls(url: str | None, session: str | None, config: MemoryConfig) -> DurableStore:
@@ -122,6 +131,7 @@ class UnifiedMemoryService:
         self._writes = SessionWrites(self._core, self._privacy, self._fact_updates)
         self._reads = SessionReads(self._core)
         self._recall = RecallOperations(self._core)
+        self._reveal = RevealOperations(self._core)
         self._items = ItemOperations(self._core)
         self._context = ContextOperations(
             self._core, self._privacy, self._writes, self._recall, summarizer
@@ -328,12 +338,26 @@ class UnifiedMemoryService:
         *,
         before_seq: int | None = None,
         user_id: str | None = None,
+        reveal: bool = False,
     ) -> list[MemoryEntry]:
         """Up to ``max_messages`` entries of the session, oldest first (those before
-        ``before_seq`` when given, for paging back)."""
-        return await self._reads.get_history(
+        ``before_seq`` when given, for paging back).
+
+        ``reveal``: with ``anonymize_phi`` on, give the owner their own words
+        back: each PHI token (``[PERSON_1]``) replaced by its value from the
+        vault (kept only when encryption keys are set; without, the text is as
+        stored). Audited (``reveal``: how many values, never which). Another
+        user's session is empty either way.
+
+        Raises:
+            InvalidInputError: a bad argument (named in the error).
+        """
+        entries = await self._reads.get_history(
             session_id, max_messages, before_seq=before_seq, user_id=user_id
         )
+        if _flag(reveal, "reveal"):
+            entries = await self._reveal.entries(entries, session_id)
+        return entries
 
     async def get_events(
         self,
@@ -483,15 +507,21 @@ class UnifiedMemoryService:
         return await self._privacy.delete_entry(session_id, entry_id, user_id=user_id, actor=actor)
 
     async def export_user_memory(
-        self, *, user_id: str | None = None, actor: str | None = None
+        self, *, user_id: str | None = None, actor: str | None = None, reveal: bool = False
     ) -> dict[str, Any]:
         """Everything stored about the user, JSON-ready (data portability).
 
         Keys: ``format``, ``user_id``, ``exported_at``, ``settings``,
         ``sessions``, ``entries``, ``events``, ``facts``, ``summaries``,
         ``items`` and ``audit`` (the audit records about the user). The export is audited.
+        ``reveal``: the owner's copy, PHI tokens of entries, events, facts and
+        summaries replaced by their values (as :meth:`get_history`); the vault
+        itself is never exported.
         """
-        return await self._privacy.export_user_memory(user_id=user_id, actor=actor)
+        data = await self._privacy.export_user_memory(user_id=user_id, actor=actor)
+        if _flag(reveal, "reveal"):
+            data = await self._reveal.export(data, data["user_id"], actor=actor)
+        return data
 
     async def sweep_retention(
         self, now: datetime | None = None, *, default_retention_days: int | None = None
@@ -541,6 +571,7 @@ class UnifiedMemoryService:
         budget_ms: float | None = None,
         *,
         user_id: str | None = None,
+        reveal_phi: bool = False,
     ) -> LLMContext:
         """The messages to send the LLM for this turn, within ``max_tokens``.
 
@@ -558,9 +589,23 @@ class UnifiedMemoryService:
                 ``model`` or ``rag_results``.
 
         Another user's session is built as a session never used.
+
+        ``reveal_phi``: for an LLM the deployment trusts (self-hosted, or under
+        a BAA), every PHI token of the context (history, summary, facts,
+        recalled turns, the query) is replaced by its value from the owner's
+        vault, each with its own session's values; the stored summary keeps
+        its tokens. Audited (``reveal``, view ``llm_context``). Without
+        encryption keys there is no vault and the context keeps its tokens.
         """
         return await self._context.build_llm_context(
-            session_id, current_query, rag_results, max_tokens, model, budget_ms, user_id=user_id
+            session_id,
+            current_query,
+            rag_results,
+            max_tokens,
+            model,
+            budget_ms,
+            user_id=user_id,
+            reveal_phi=reveal_phi,
         )
 
     async def pin_entry(
@@ -759,6 +804,20 @@ class UnifiedMemoryService:
             offset=offset,
             user_id=user_id,
         )
+
+    async def reveal_stream(self, session_id: str, *, user_id: str | None = None) -> StreamReveal:
+        """A re-identifier for text streamed into the session (an LLM's reply
+        written with PHI tokens, shown to the owner with their values):
+        ``feed(piece)`` gives what can be shown of each piece, ``flush()`` the
+        rest, ``entry(stored)`` a stored entry of the session re-identified.
+        It reveals nothing for another user's session (nor without encryption
+        keys: no vault). The caller audits what it showed (``count``).
+
+        Raises:
+            InvalidInputError: a malformed id.
+        """
+        check_id(session_id, "session_id")
+        return await self._reveal.stream(session_id, user_id)
 
     # ------------------------------------------------------------------ encryption
 
