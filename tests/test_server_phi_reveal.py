@@ -88,6 +88,11 @@ async def test_llm_context_reveals_only_where_the_deployment_allows(tmp_path: Pa
         assert other.status_code == 200 and NAME not in other.text
 
 
+def _reply_request(chat: FakeChat) -> dict[str, Any]:
+    """What the reply asked the LLM (the fact extractor asks it too, unstreamed)."""
+    return next(r for r in chat.requests if r.get("stream"))
+
+
 def _events(raw: str) -> list[tuple[str, Any]]:
     events = []
     for block in raw.strip().split("\n\n"):
@@ -111,7 +116,7 @@ async def test_with_tokens_the_llm_sees_tokens_and_the_owner_their_values(
         shown = "".join(d["text"] for e, d in events if e == "delta")
         assert shown == f"Hello {NAME}, I will call 555-201-0199 back."
         assert events[-1][0] == "done" and NAME in events[-1][1]["content"]
-        sent = json.dumps(chat.requests[0]["messages"])
+        sent = json.dumps(_reply_request(chat)["messages"])
         assert NAME not in sent and "[PERSON_1]" in sent
         history = (await client.get(f"/v1/sessions/{SID}/history", headers=auth("alice"))).json()
         assert history[-1]["role"] == "assistant"
@@ -130,7 +135,7 @@ async def test_with_allowed_the_llm_sees_values_and_storage_keeps_tokens(
         await _say(client, SAID)
         r = await client.post(f"/v1/sessions/{SID}/reply", json={}, headers=auth("alice"))
         assert r.status_code == 200
-        assert SAID in json.dumps(chat.requests[0]["messages"])
+        assert SAID in json.dumps(_reply_request(chat)["messages"])
         done = _events(r.text)[-1]
         assert done[0] == "done" and done[1]["content"] == f"Hello {NAME}."
         history = (await client.get(f"/v1/sessions/{SID}/history", headers=auth("alice"))).json()
