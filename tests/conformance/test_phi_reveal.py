@@ -2,6 +2,7 @@
 LLM context with ``reveal_phi``, give the values back; nobody else gets them."""
 
 from unimem import MemoryEntry, UnifiedMemoryService
+from unimem.context.builder import SUMMARY_PREFIX
 from unimem.privacy.crypto import generate_key
 
 NAME = "Johanna Quist"
@@ -86,7 +87,7 @@ async def test_the_summary_of_older_turns_is_revealed_and_stored_with_tokens(
         "s1", "what do you know about me?", max_tokens=300, user_id="u1", reveal_phi=True
     )
     assert built.summary_used
-    summary = next(m["content"] for m in built if "penicillin" in m["content"])
+    summary = next(m["content"] for m in built if m["content"].startswith(SUMMARY_PREFIX))
     assert NAME in summary and "[PERSON_1]" not in summary
     stored = await service.store.get_summary("s1")
     assert stored is not None and NAME not in stored.text and "[PERSON_1]" in stored.text
