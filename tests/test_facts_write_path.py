@@ -186,3 +186,25 @@ async def test_deleting_the_session_deletes_its_facts_and_export_has_them():
     assert {f["key"] for f in exported["facts"]} == {"allergy:penicillin", None}
     await svc.delete_user_memory("session", user_id="u1", session_id="s1")
     assert [f.id for f in await svc.list_facts(user_id="u1")] == [pinned.id]
+
+
+async def test_with_anonymization_on_a_facts_own_date_is_kept_and_names_are_not():
+    def appointment(turn: FactTurn) -> list[FactChange]:
+        return [
+            FactChange(
+                op="add",
+                kind="appointment",
+                key="appointment:cardiology",
+                value="cardiology with Dr. Halloran",
+                attributes={"date": "2026-12-05", "time": "14:00"},
+                text="Appointment: cardiology with Dr. Halloran (date: 2026-12-05, time: 14:00)",
+            )
+        ]
+
+    svc = service(appointment)
+    entry = await say(svc, "My cardiology appointment with Dr. Halloran is on 2026-12-05 at 14:00.")
+    [fact] = await svc.list_facts(user_id="u1")
+    assert "Halloran" not in entry.content and "Halloran" not in fact.text
+    assert "Halloran" not in (fact.value or "")
+    assert fact.attributes == {"date": "2026-12-05", "time": "14:00"}
+    assert "2026-12-05" in fact.text and "14:00" in fact.text

@@ -29,7 +29,7 @@ from __future__ import annotations
 import os
 import re
 from collections import OrderedDict
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 from ..models import MemoryEntry, MemorySettings
@@ -340,13 +340,16 @@ class PrivacyPipeline:
         store: DurableStore,
         session_id: str,
         language: str | None = None,
+        keep: Collection[str] = (),
     ) -> tuple[list[str], PhiTally]:
         """``texts`` made from ``source`` (a turn's text as written: the facts
         found in it) redacted for storage like the turn, when ``anonymize_phi``
         is on: every PHI value found in ``source`` becomes the session's token
         wherever it appears in them (whatever its case), as does PHI found in
-        a text itself. ``tally.tokens`` holds the tokens (new ones are kept
-        with the service's ``record_phi``)."""
+        a text itself, except what lies within one of the ``keep`` values (a
+        fact's own content the caller keeps, such as an appointment's date).
+        ``tally.tokens`` holds the tokens (new ones are kept with the
+        service's ``record_phi``)."""
         tally = PhiTally()
         detect = self.detector() if settings.anonymize_phi else None
         if detect is None or not texts:
@@ -362,7 +365,8 @@ class PrivacyPipeline:
             spans.sort(key=lambda s: (s[0], s[0] - s[1]))
             kept: list[tuple[int, int, str, str]] = []
             for span in spans:
-                if not kept or span[0] >= kept[-1][1]:
+                inside = any(text[span[0] : span[1]].lower() in k.lower() for k in keep)
+                if not inside and (not kept or span[0] >= kept[-1][1]):
                     kept.append(span)
             wanted.append(kept)
         if not any(wanted):

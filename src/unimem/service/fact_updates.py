@@ -3,7 +3,8 @@ medicines, conditions, appointments, names, ...).
 
 A turn's facts are found in its text as written (held in memory only), then
 stored as the turn is: redacted with the turn's own tokens when
-``anonymize_phi`` is on, nothing when memory is off. A change or a correction
+``anonymize_phi`` is on (but for the dates and times that are a fact's
+content, :data:`CLINICAL_TIMES`), nothing when memory is off. A change or a correction
 closes the old fact and adds the new one in one store operation, so the
 history is kept and a superseded value is never current. Finding facts never
 fails a write: an error is logged (its type, never the text) and the turn
@@ -32,6 +33,10 @@ logger = logging.getLogger("unimem.facts")
 
 #: Times a turn's facts are found again when another write changed them meanwhile.
 FACT_ATTEMPTS = 3
+#: Attributes that are a fact's clinical content, kept as found when the turn
+#: is redacted: when an appointment or a procedure is, when a symptom began.
+#: A date alone names no one; the turn's own text keeps its tokens.
+CLINICAL_TIMES = ("date", "time", "when", "onset", "onset_date")
 
 
 class FactUpdates:
@@ -180,6 +185,12 @@ class FactUpdates:
             store,
             entry.session_id,
             entry.language or entry.detected_language,
+            keep={
+                value
+                for fact in facts
+                for name, value in fact.attributes.items()
+                if name in CLINICAL_TIMES and value
+            },
         )
         if not tally.total:
             return facts
