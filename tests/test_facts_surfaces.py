@@ -53,7 +53,8 @@ async def test_fact_routes_are_the_callers_own(tmp_path: Path) -> None:
         assert never.json() == {"fact_id": "no-such-fact", "deleted": False}
         mine = await http.delete(url, headers=auth("alice"))
         assert mine.json() == {"fact_id": fact["id"], "deleted": True}
-        assert (await http.get("/v1/me/facts", headers=auth("alice"))).json() == []
+        left = (await http.get("/v1/me/facts", headers=auth("alice"))).json()
+        assert [f["key"] for f in left] == ["medication:metformin"]  # found in alice's turn
 
 
 async def test_fact_input_errors_name_the_field(tmp_path: Path) -> None:
@@ -134,7 +135,8 @@ async def test_client_facts_match_the_service(tmp_path: Path) -> None:
     assert (over_http["gone"], over_http["again"]) == (True, False)
     assert (over_http["extended"], over_http["unknown"]) == (True, False)
     assert [f.text for f in over_http["listed"]] == [f.text for f in in_process["listed"]]
-    assert [f.kind for f in over_http["left"]] == ["pinned_entry"]
+    # the turn's own fact (found in it) and the pinned one
+    assert [f.kind for f in over_http["left"]] == ["medication", "pinned_entry"]
     assert [r.action for r in over_http["audit"]] == [r.action for r in in_process["audit"]]
 
 

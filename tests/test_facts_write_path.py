@@ -208,3 +208,16 @@ async def test_with_anonymization_on_a_facts_own_date_is_kept_and_names_are_not(
     assert "Halloran" not in (fact.value or "")
     assert fact.attributes == {"date": "2026-12-05", "time": "14:00"}
     assert "2026-12-05" in fact.text and "14:00" in fact.text
+
+
+def test_unimem_auto_facts_reaches_the_server_and_the_service():
+    from unimem.server.settings import ServerSettings
+    from unimem.settings import Settings
+
+    env = {"UNIMEM_AUTO_FACTS": "false", "UNIMEM_FACTS_LLM_TIMEOUT": "0.5"}
+    assert Settings.from_env(env).facts.auto is False
+    server = ServerSettings.from_env(env)
+    assert server.memory.auto_facts is False
+    back = server.to_settings()
+    assert (back.facts.auto, back.facts.llm_timeout) == (False, 0.5)
+    assert ServerSettings.from_env({}).to_settings().facts.auto is True

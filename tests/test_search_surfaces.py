@@ -22,14 +22,21 @@ from unimem import (
 )
 from unimem.cli import main
 from unimem.client import MemoryClient
+from unimem.config import MemoryConfig
 from unimem.mcp_server import build_mcp_server
 
 WHEN = datetime(2026, 5, 8, 9, 30, tzinfo=UTC)
 
+#: These tests count the turns found; the facts turns state are found too
+#: (tests/conformance/test_facts_auto.py), so they are off here.
+NO_FACTS = MemoryConfig(auto_facts=False)
+
 
 @pytest.fixture
 async def client(tmp_path: Path) -> AsyncIterator[httpx.AsyncClient]:
-    async with asgi_client(create_app(settings(tmp_path)), headers=auth("alice")) as c:
+    async with asgi_client(
+        create_app(settings(tmp_path, memory=NO_FACTS)), headers=auth("alice")
+    ) as c:
         yield c
 
 
@@ -64,7 +71,7 @@ async def test_http_search_returns_hits_with_the_same_filters(client: httpx.Asyn
 
 
 async def test_http_search_of_another_users_memory_finds_nothing(tmp_path: Path):
-    app = create_app(settings(tmp_path))
+    app = create_app(settings(tmp_path, memory=NO_FACTS))
     async with asgi_client(app, headers=auth("alice")) as alice:
         await _seed(alice)
         async with asgi_client(app, headers=auth("bob")) as bob:
@@ -89,7 +96,7 @@ async def test_http_search_refuses_bad_parameters_with_422(client: httpx.AsyncCl
 
 async def test_memory_client_search_matches_the_service(tmp_path: Path):
     async with (
-        running_server(create_app(settings(tmp_path))) as base,
+        running_server(create_app(settings(tmp_path, memory=NO_FACTS))) as base,
         MemoryClient(base, token=token("alice")) as remote,
     ):
         await remote.add_entry(
@@ -104,7 +111,9 @@ async def test_memory_client_search_matches_the_service(tmp_path: Path):
 
 
 async def test_mcp_search_memory_tool(tmp_path: Path):
-    async with UnifiedMemoryService.from_url(f"sqlite:///{tmp_path / 'm.db'}") as service:
+    async with UnifiedMemoryService.from_url(
+        f"sqlite:///{tmp_path / 'm.db'}", config=NO_FACTS
+    ) as service:
         await service.add_entry(
             "s1", {"role": "user", "content": "allergic to penicillin"}, user_id="al"
         )
@@ -128,7 +137,7 @@ def test_cli_search_prints_dated_hits(tmp_path: Path):
     url = f"sqlite:///{tmp_path / 'cli.db'}"
 
     async def seed() -> None:
-        async with UnifiedMemoryService.from_url(url) as service:
+        async with UnifiedMemoryService.from_url(url, config=NO_FACTS) as service:
             entry = MemoryEntry(role="user", content="metformin 500 mg", timestamp=WHEN)
             await service.add_entry("s1", entry, user_id="alice")
             await service.add_entry(

@@ -2,6 +2,7 @@
 build_llm_context (keyword index kept with the entries, filters, privacy,
 deletion)."""
 
+import dataclasses
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -10,6 +11,14 @@ from unimem import InvalidInputError, MemoryEntry, UnifiedMemoryService
 
 NOW = datetime.now(UTC)
 DAY = timedelta(days=1)
+
+
+@pytest.fixture
+async def service(service: UnifiedMemoryService) -> UnifiedMemoryService:
+    """The backend's service with no automatic facts: these tests count the
+    turns found (the facts turns state are found too, see test_facts_auto)."""
+    config = dataclasses.replace(service.config, auto_facts=False)
+    return UnifiedMemoryService(service.store, config=config)
 
 
 async def say(

@@ -7,6 +7,7 @@ the variables are listed there.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,6 +19,7 @@ from ..errors import ConfigurationError
 from ..settings import (
     MIN_SECRET_BYTES,
     AuthSettings,
+    FactsSettings,
     LLMSettings,
     PrivacySettings,
     RateLimit,
@@ -71,6 +73,9 @@ class ServerSettings:
     llm: LLMEndpoint | None = field(default=None, repr=False)
     #: What the LLM may see of PHI (``UNIMEM_LLM_PHI``): ``tokens`` or ``allowed``.
     llm_phi: Literal["tokens", "allowed"] = "tokens"
+    #: Seconds the LLM fact extractor may take (``UNIMEM_FACTS_LLM_TIMEOUT``);
+    #: whether turns update facts at all is ``memory.auto_facts``.
+    facts_llm_timeout: float = 2.0
 
     def __post_init__(self) -> None:
         if self.jwt_secret is not None and len(self.jwt_secret.encode()) < MIN_SECRET_BYTES:
@@ -110,13 +115,14 @@ class ServerSettings:
             rate_limit=server.rate_limit,
             max_body_bytes=server.max_body_bytes,
             web_dir=server.web_root,
-            memory=store.memory_config(),
+            memory=dataclasses.replace(store.memory_config(), auto_facts=settings.facts.auto),
             local_user=settings.auth.local_user,
             live_channel_prefix=server.live_channel_prefix,
             sweep_interval=server.sweep_interval,
             encryption_keys=keys.get_secret_value() if keys is not None else None,
             llm=settings.llm.endpoint(),
             llm_phi=settings.llm.phi,
+            facts_llm_timeout=settings.facts.llm_timeout,
         )
 
     def to_settings(self) -> Settings:
@@ -154,6 +160,7 @@ class ServerSettings:
                 timeout=llm.timeout,
                 phi=self.llm_phi,
             ),
+            facts=FactsSettings(auto=memory.auto_facts, llm_timeout=self.facts_llm_timeout),
             privacy=PrivacySettings(encryption_keys=self.encryption_keys),
         )
 
