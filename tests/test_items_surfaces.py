@@ -66,6 +66,26 @@ async def test_item_input_errors_name_the_field(
         assert field in response.text
 
 
+@pytest.mark.parametrize(
+    ("path", "body", "field"),
+    [
+        ("/v1/me/items", '{"namespace": ["m"], "key": "a\\ud800", "value": {}}', "key"),
+        ("/v1/me/items", '{"namespace": ["m\\ud800"], "key": "k", "value": {}}', "namespace"),
+        ("/v1/me/items/get", '{"namespace": ["m"], "key": "a\\ud800"}', "key"),
+        ("/v1/me/items/search", '{"query": "a\\ud800"}', "query"),
+    ],
+)
+async def test_a_lone_surrogate_is_a_422_naming_the_field(
+    tmp_path: Path, path: str, body: str, field: str
+) -> None:
+    # JSON may escape a lone surrogate, which no UTF-8 store can keep
+    async with asgi_client(create_app(settings(tmp_path)), headers=auth("alice")) as http:
+        method = http.put if path == "/v1/me/items" else http.post
+        response = await method(path, content=body, headers={"content-type": "application/json"})
+        assert response.status_code == 422, response.text
+        assert response.json()["field"] == field
+
+
 async def _scenario(memory: UnifiedMemoryService | MemoryClient) -> dict[str, Any]:
     out: dict[str, Any] = {}
     out["put"] = await memory.put_item(FOOD, "ramen", {"text": "loves spicy ramen", "stars": 5})

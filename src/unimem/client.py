@@ -46,6 +46,7 @@ from .models import (
     SwitchTrigger,
 )
 from .recall.hits import MemoryHit
+from .validation import check_json
 
 __all__ = ["MemoryClient"]
 
@@ -154,7 +155,15 @@ class MemoryClient:
     ) -> httpx.Response:
         query = {k: _value(v) for k, v in (params or {}).items() if v is not None}
         try:
-            response = await self._http.request(method, path, json=json, params=query)
+            request = self._http.build_request(method, path, json=json, params=query)
+        except (TypeError, ValueError) as exc:  # not JSON: NaN, a datetime, a lone surrogate
+            raise InvalidInputError(
+                f"the request holds a value that is not JSON ({exc}); send strings, finite "
+                "numbers, booleans, null, lists and objects with string keys",
+                field="(body)",
+            ) from None
+        try:
+            response = await self._http.send(request)
         except httpx.TransportError as exc:
             raise StoreUnavailableError(
                 f"cannot reach the unimem server at {self._http.base_url} "
@@ -550,7 +559,11 @@ class MemoryClient:
     ) -> StoredItem | None:
         """Store an item; see :meth:`UnifiedMemoryService.put_item`."""
         self._user(user_id)
-        body = {"namespace": list(namespace), "key": key, "value": dict(value)}
+        if not isinstance(value, Mapping):
+            raise InvalidInputError('value must be an object, e.g. {"text": "..."}', field="value")
+        # checked here as the service checks it: the JSON encoder would turn
+        # {1: "x"} into {"1": "x"} and refuse NaN without naming the field
+        body = {"namespace": list(namespace), "key": key, "value": check_json(dict(value), "value")}
         return _ITEM.validate_json((await self._request("PUT", "/v1/me/items", json=body)).content)
 
     async def get_item(
@@ -587,7 +600,7 @@ class MemoryClient:
         body = {
             "namespace_prefix": list(namespace_prefix),
             "query": query,
-            "filter": dict(filter) if filter is not None else None,
+            "filter": dict(filter) if isinstance(filter, Mapping) else filter,
             "limit": limit,
             "offset": offset,
             "facts_namespace": list(facts_namespace) if facts_namespace is not None else None,

@@ -112,8 +112,15 @@ def check_finite(value: float | None, field: str) -> float | None:
 
 
 def check_content_size(content: str, limit: int, field: str = "content") -> None:
-    """Refuse content longer than ``limit`` UTF-8 bytes."""
-    size = len(content.encode("utf-8"))
+    """Refuse content longer than ``limit`` UTF-8 bytes, or not valid Unicode."""
+    try:
+        size = len(content.encode("utf-8"))
+    except UnicodeEncodeError as exc:
+        raise InvalidInputError(
+            f"{field} is not valid Unicode (a lone surrogate, {exc.object[exc.start]!r}); "
+            "send text as UTF-8",
+            field=field,
+        ) from None
     if size > limit:
         raise ContentTooLargeError(
             f"{field} is {size} bytes of UTF-8; the limit is {limit} bytes "

@@ -9,6 +9,7 @@ import asyncio
 import threading
 import uuid
 from collections.abc import Iterator, Sequence
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypedDict
 
@@ -216,6 +217,54 @@ async def test_remote_by_url(tmp_path: Path) -> None:
             await shared.aput(("bob", "notes"), "n", {"text": "y"})
     async with UnifiedMemoryService.from_url(f"sqlite:///{tmp_path / 'server.db'}") as local:
         assert (await local.get_item(["memories"], "k", user_id="alice")) is not None
+
+
+#: Values a client may hand the store by mistake, and what the refusal says.
+BAD_VALUES: list[tuple[Any, str]] = [
+    ({"v": float("nan")}, "not finite"),
+    ({"v": datetime.now(UTC)}, "datetime is not a JSON type"),
+    ({1: "x"}, "string keys"),  # a JSON encoder would turn it into {"1": "x"}
+    ({"v": "a\udc80"}, "surrogate"),
+    ({"text": "x" * 100_000}, "the limit is"),
+    ([1, 2], "must be an object"),
+]
+
+
+async def _refuses_bad_input(store: UnimemStore) -> None:
+    await store.aput(("alice", "m"), "k", {"text": "kept"})
+    for value, says in BAD_VALUES:
+        with pytest.raises(InvalidInputError, match=says):
+            await store.aput(("alice", "m"), "k", value)
+    with pytest.raises(InvalidInputError, match="surrogate"):
+        await store.aput(("alice", "m"), "a\ud800", {"text": "x"})
+    with pytest.raises(InvalidInputError, match="surrogate"):
+        await store.aput(("alice", "m\ud800"), "k", {"text": "x"})
+    with pytest.raises(InvalidInputError, match="not a string"):
+        await store.aput("alice", "k", {"text": "x"})  # type: ignore[arg-type]
+    with pytest.raises(InvalidInputError, match="surrogate"):
+        await store.asearch(("alice",), query="a\ud800")
+    with pytest.raises(InvalidInputError, match="filter"):
+        await store.asearch(("alice",), filter=[1])  # type: ignore[arg-type]
+    with pytest.raises(InvalidInputError, match=r"not finite|not JSON"):
+        await store.asearch(("alice",), filter={"v": float("nan")})
+    # nothing was half-written: the item is as it was, no other namespace appeared
+    kept = await store.aget(("alice", "m"), "k")
+    assert kept is not None and kept.value == {"text": "kept"}
+    assert await store.alist_namespaces(prefix=("alice",)) == [("alice", "m")]
+
+
+async def test_bad_input_is_refused_and_nothing_written(
+    adapter_memory: UnifiedMemoryService,
+) -> None:
+    await _refuses_bad_input(UnimemStore(adapter_memory, user_in_namespace=True))
+
+
+async def test_bad_input_is_refused_remote(tmp_path: Path) -> None:
+    async with (
+        running_server(create_app(settings(tmp_path))) as base,
+        MemoryClient(base, token=token("alice")) as remote,
+    ):
+        await _refuses_bad_input(UnimemStore(remote, user_in_namespace=True))
 
 
 def test_sync_methods_without_a_loop(tmp_path: Path) -> None:

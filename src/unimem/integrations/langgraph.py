@@ -152,6 +152,12 @@ class UnimemStore(BaseStore):
     # ------------------------------------------------------------------ ops
 
     async def _one(self, op: Op) -> Result:
+        for field in ("namespace", "namespace_prefix"):
+            if isinstance(getattr(op, field, None), str):
+                raise InvalidInputError(
+                    f'{field} must be a tuple of labels, e.g. ("memories", "food"), not a string',
+                    field=field,
+                )
         validate_op_namespace(op)
         memory = self.memory
         if isinstance(op, GetOp):
@@ -167,7 +173,7 @@ class UnimemStore(BaseStore):
                 raise NotImplementedError(
                     "UnimemStore keeps no TTL; items follow the user's retention_days"
                 )
-            await memory.put_item(list(op.namespace), op.key, dict(op.value), user_id=owner)
+            await memory.put_item(list(op.namespace), op.key, op.value, user_id=owner)
             return None
         if isinstance(op, SearchOp):
             owner = self._owner(op.namespace_prefix, "namespace_prefix")

@@ -182,7 +182,7 @@ class ItemOperations:
             if not isinstance(query, str):
                 raise InvalidInputError("query must be a string", field="query")
             check_content_size(query, MAX_QUERY_BYTES, field="query")
-        checked = check_item_filter(filter) if filter is not None else None
+        checked = check_json(check_item_filter(filter), "filter") if filter is not None else None
         check_range(limit, "limit", 1, MAX_ITEM_LIMIT)
         check_range(offset, "offset", 0, MAX_ITEM_OFFSET)
         facts_ns = (
