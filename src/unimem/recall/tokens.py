@@ -98,8 +98,22 @@ def _fold(word: str) -> str:
     return folded
 
 
+# ASCII text holds no CJK run, combining mark or non-ASCII digit, and its
+# letters and digits ([^\W_]) are A-Z, a-z and 0-9: this finds the words _WORD
+# finds, at a fraction of its cost (tests/test_recall_terms.py checks both agree).
+_ASCII_WORD = re.compile(r"\d+(?:[.,:]\d+)+|[A-Za-z0-9]+(?:'[A-Za-z0-9]+)?")
+
+
 def terms(text: str) -> list[str]:
     """The search terms of ``text`` in order (repeats kept, stopwords dropped)."""
+    if text.isascii():
+        folded = map(_fold, _ASCII_WORD.findall(text))
+        return [term for term in folded if term and term not in STOPWORDS]
+    return _terms_of_any_script(text)
+
+
+def _terms_of_any_script(text: str) -> list[str]:
+    """:func:`terms` of any text."""
     found: list[str] = []
     for match in _WORD.finditer(text):
         word = match.group()
