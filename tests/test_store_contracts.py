@@ -27,6 +27,7 @@ from unimem.stores.contracts import (
 )
 from unimem.stores.layered import LayeredStore
 from unimem.stores.postgres import PostgresStore
+from unimem.stores.vectors import VectorStore
 
 CONCERNS = (StoreLifecycle, TimelineStore, SessionStore, UserDataStore, PrivacyStore, VaultStore)
 IMPLEMENTATIONS = (
@@ -109,3 +110,17 @@ def test_a_snapshot_carries_recent_turns_and_degradations() -> None:
     assert plain.recent is None and plain.degradations == []
     rich = ContextSnapshot(None, [], [], [], None, recent=[], degradations=["x"])
     assert rich.recent == [] and rich.degradations == ["x"]
+
+
+@pytest.mark.parametrize("cls", IMPLEMENTATIONS, ids=lambda c: c.__name__)
+def test_each_implementation_keeps_or_refuses_vectors_itself(cls: type) -> None:
+    """The vector capability (four methods) is defined on every backend and
+    wrapper with the protocol's parameters: the wrappers delegate it, the
+    encrypted store refuses it (sealed content gets no vectors)."""
+    methods = _methods(VectorStore)
+    assert set(methods) == {"pending_vectors", "put_vectors", "vector_search", "vector_backlog"}
+    assert issubclass(cls, VectorStore)
+    for name, sig in methods.items():
+        method = inspect.getattr_static(cls, name)
+        assert inspect.iscoroutinefunction(method), f"{cls.__name__}.{name}"
+        assert _params(inspect.signature(method)) == _params(sig), f"{cls.__name__}.{name}"

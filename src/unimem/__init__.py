@@ -3,6 +3,7 @@
 from .assembly import build_service
 from .config import MemoryConfig, load_config, resolve_data_dir
 from .context.builder import LLMContext
+from .embeddings import Embedder, EmbeddingError
 from .errors import (
     AuthError,
     ConfigurationError,
@@ -39,6 +40,7 @@ from .models import (
 from .privacy.vault import StreamReveal
 from .recall.hits import MemoryHit
 from .service import UnifiedMemoryService
+from .service.indexer import IndexStatus
 from .settings import Settings
 
 __version__ = "0.1.0"
@@ -51,10 +53,13 @@ __all__ = [
     "ContentTooLargeError",
     "ConversationContext",
     "DeletionReceipt",
+    "Embedder",
+    "EmbeddingError",
     "EntryNotFoundError",
     "EventType",
     "Fact",
     "FactNotFoundError",
+    "IndexStatus",
     "InvalidInputError",
     "LLMContext",
     "MemoryConfig",

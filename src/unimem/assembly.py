@@ -39,7 +39,8 @@ def build_service(
     ``store.redis_url`` is set; content is encrypted at rest when
     ``privacy.encryption_keys`` is set; older turns are summarized by the
     ``llm`` endpoint when one is set (else by the offline extractive summarizer),
-    which also proposes each turn's facts (else the offline rules find them).
+    which also proposes each turn's facts (else the offline rules find them);
+    recall is hybrid with the ``embeddings`` model (keyword only when it is off).
 
     Args:
         settings: what to open.
@@ -64,4 +65,5 @@ def build_service(
             if endpoint is not None
             else None
         ),
+        embedder=settings.embeddings.embedder(),
     )

@@ -39,6 +39,12 @@ Environment variables (an empty value counts as unset):
                                 offline rules decide alone (2)
 ``UNIMEM_ENCRYPTION_KEYS``      keys encrypting content at rest (``kid:base64key[,...]``,
                                 see :mod:`unimem.privacy.crypto`)
+``UNIMEM_EMBEDDINGS``           dense recall: ``auto`` (the built-in model when installed,
+                                else keyword only; the default), ``local``, ``off``, or an
+                                OpenAI-compatible base URL such as ``http://127.0.0.1:11434/v1``
+``UNIMEM_EMBEDDINGS_MODEL``     model name sent to that endpoint (``nomic-embed-text``)
+``UNIMEM_EMBEDDINGS_API_KEY``   bearer token of that endpoint, if it wants one
+``UNIMEM_EMBEDDINGS_TIMEOUT``   seconds for each embeddings request (10)
 ==============================  ==============================================
 """
 
@@ -57,12 +63,20 @@ from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, Settings
 
 from .config import DEFAULT_USER_ID, MemoryConfig
 from .context.llm_client import LLMEndpoint
+from .embeddings import (
+    Embedder,
+    EmbeddingError,
+    LocalEmbedder,
+    OpenAICompatibleEmbedder,
+    local_available,
+)
 from .errors import ConfigurationError
 from .privacy.crypto import Keyring
 
 __all__ = [
     "ENVIRONMENT",
     "AuthSettings",
+    "EmbeddingSettings",
     "FactsSettings",
     "LLMSettings",
     "PrivacySettings",
@@ -104,10 +118,19 @@ ENVIRONMENT: tuple[tuple[str, str, str], ...] = (
     ("UNIMEM_ENCRYPTION_KEYS", "privacy", "encryption_keys"),
     ("UNIMEM_AUTO_FACTS", "facts", "auto"),
     ("UNIMEM_FACTS_LLM_TIMEOUT", "facts", "llm_timeout"),
+    ("UNIMEM_EMBEDDINGS", "embeddings", "mode"),
+    ("UNIMEM_EMBEDDINGS_MODEL", "embeddings", "model"),
+    ("UNIMEM_EMBEDDINGS_API_KEY", "embeddings", "api_key"),
+    ("UNIMEM_EMBEDDINGS_TIMEOUT", "embeddings", "timeout"),
 )
 
 #: Values never echoed in an error.
-_SECRET_FIELDS = {("auth", "jwt_secret"), ("llm", "api_key"), ("privacy", "encryption_keys")}
+_SECRET_FIELDS = {
+    ("auth", "jwt_secret"),
+    ("llm", "api_key"),
+    ("privacy", "encryption_keys"),
+    ("embeddings", "api_key"),
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -318,6 +341,51 @@ class PrivacySettings(_Section):
         return Keyring.parse(self.encryption_keys.get_secret_value())
 
 
+class EmbeddingSettings(_Section):
+    """Dense recall's embedder: the built-in model, an endpoint, or none."""
+
+    #: ``auto``, ``local``, ``off`` or an ``http(s)://`` OpenAI-compatible base URL.
+    mode: str = "auto"
+    #: The model an endpoint is asked for (the built-in model has its own name).
+    model: str = "nomic-embed-text"
+    api_key: SecretStr | None = None
+    timeout: float = 10.0
+
+    @field_validator("mode")
+    @classmethod
+    def _known(cls, value: str) -> str:
+        if value.lower() in ("auto", "local", "off"):
+            return value.lower()
+        if not value.startswith(("http://", "https://")):
+            raise ValueError("must be auto, local, off or an http(s):// base URL")
+        return value
+
+    @field_validator("timeout")
+    @classmethod
+    def _positive(cls, value: float) -> float:
+        if not (value > 0 and math.isfinite(value)):
+            raise ValueError("must be a positive number of seconds")
+        return value
+
+    def embedder(self) -> Embedder | None:
+        """The embedder named, or ``None`` (keyword recall only).
+
+        Raises:
+            ConfigurationError: ``local`` is asked for and the model is not installed.
+        """
+        if self.mode == "off" or (self.mode == "auto" and not local_available()):
+            return None
+        if self.mode in ("auto", "local"):
+            try:
+                return LocalEmbedder()
+            except EmbeddingError as exc:
+                raise ConfigurationError(f"UNIMEM_EMBEDDINGS=local: {exc}") from None
+        key = self.api_key.get_secret_value() if self.api_key is not None else None
+        return OpenAICompatibleEmbedder(
+            self.mode, model=self.model, api_key=key, timeout=self.timeout
+        )
+
+
 class _Environment(PydanticBaseSettingsSource):
     """The documented ``UNIMEM_*`` variables of a mapping, as section values."""
 
@@ -406,6 +474,7 @@ class Settings(BaseSettings):
     llm: LLMSettings = LLMSettings()
     facts: FactsSettings = FactsSettings()
     privacy: PrivacySettings = PrivacySettings()
+    embeddings: EmbeddingSettings = EmbeddingSettings()
 
     @classmethod
     def settings_customise_sources(

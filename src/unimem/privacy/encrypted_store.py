@@ -18,6 +18,8 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
+import numpy as np
+import numpy.typing as npt
 import orjson
 
 from ..errors import ConfigurationError
@@ -45,6 +47,7 @@ from ..stores.contracts import (
 )
 from ..stores.items import item_store_of
 from ..stores.search import KeywordHit
+from ..stores.vectors import PendingEntry, VectorBacklog
 from .crypto import PREFIX, Keyring
 
 __all__ = ["EncryptedStore"]
@@ -222,6 +225,33 @@ class EncryptedStore:
         """Nothing: the store's keyword index holds the sealed text, which no
         search term matches (content encrypted at rest is not searchable)."""
         return []
+
+    # content sealed at rest gets no vectors, as it gets no keyword index: a
+    # vector says what the text means. Its queue rows go with the entries.
+
+    async def pending_vectors(self, limit: int) -> list[PendingEntry]:
+        """Nothing to embed: the stored text is sealed."""
+        return []
+
+    async def put_vectors(self, model: str, vectors: Sequence[tuple[PendingEntry, bytes]]) -> int:
+        """Stores nothing (no vector of sealed content is ever made)."""
+        return 0
+
+    async def vector_search(
+        self,
+        user_id: str,
+        vector: npt.NDArray[np.float32],
+        *,
+        model: str,
+        filters: SearchFilters,
+        limit: int,
+    ) -> list[KeywordHit]:
+        """Nothing: sealed content has no vectors."""
+        return []
+
+    async def vector_backlog(self) -> VectorBacklog:
+        """Nothing waits: sealed content is never embedded."""
+        return VectorBacklog(0, None)
 
     async def recent_user_entries(
         self, user_id: str, *, since: datetime, exclude_session: str | None, limit: int

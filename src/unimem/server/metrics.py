@@ -14,6 +14,8 @@ from collections.abc import Iterable
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 
+from ..service.indexer import IndexStatus
+
 __all__ = ["Metrics"]
 
 #: Latency histogram buckets, seconds (``+Inf`` is added by prometheus_client).
@@ -49,6 +51,26 @@ class Metrics:
         self.live_clients = Gauge(
             "unimem_live_clients", "Open live WebSocket connections", registry=self.registry
         )
+        self.recall_pending = Gauge(
+            "unimem_recall_index_pending",
+            "Entries waiting for their recall vectors",
+            registry=self.registry,
+        )
+        self.recall_oldest = Gauge(
+            "unimem_recall_index_oldest_pending_seconds",
+            "How long the oldest entry waiting for its vector has waited",
+            registry=self.registry,
+        )
+        self.recall_indexed = Gauge(
+            "unimem_recall_index_indexed",
+            "Entries this process embedded since it started",
+            registry=self.registry,
+        )
+        self.recall_failures = Gauge(
+            "unimem_recall_index_failures",
+            "Indexing batches that failed since this process started",
+            registry=self.registry,
+        )
 
     def observe_request(self, method: str, route: str, status: int, seconds: float) -> None:
         """Record one HTTP request's latency under its method, route template and status."""
@@ -63,6 +85,13 @@ class Metrics:
         for name in names:
             base = name.split(":", 1)[0]
             self.degradations.labels(base if _SAFE_NAME.match(base) else "other").inc()
+
+    def observe_recall_index(self, status: IndexStatus) -> None:
+        """Set the recall indexer's gauges from its status."""
+        self.recall_pending.set(status.pending)
+        self.recall_oldest.set(status.oldest_pending_seconds or 0.0)
+        self.recall_indexed.set(status.indexed)
+        self.recall_failures.set(status.failures)
 
     def render(self) -> bytes:
         """The exposition text of every collector."""

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import time
 
 from fastapi import APIRouter, Response
 from prometheus_client import CONTENT_TYPE_LATEST
 
 from ..errors import StoreError
+from ..service.indexer import IndexStatus
 from .deps import MetricsDep, ServiceDep, SettingsDep
 from .schemas import Status
 
@@ -50,7 +52,19 @@ async def readyz(service: ServiceDep, metrics: MetricsDep, settings: SettingsDep
     )
 
 
+@router.get("/recallz", operation_id="recallz", response_model=IndexStatus, include_in_schema=False)
+async def recallz(service: ServiceDep) -> IndexStatus:
+    """Recall's mode (``hybrid`` or ``keyword``), model and indexing lag (entries
+    waiting for their vectors, the oldest one's wait)."""
+    try:
+        return await service.recall_index.status()
+    except (StoreError, OSError) as exc:
+        return IndexStatus(mode="keyword", last_error=type(exc).__name__)
+
+
 @router.get("/metrics", operation_id="metrics", include_in_schema=False)
-async def metrics_endpoint(metrics: MetricsDep) -> Response:
-    """Prometheus exposition format."""
+async def metrics_endpoint(metrics: MetricsDep, service: ServiceDep) -> Response:
+    """Prometheus exposition format (recall's indexing lag read at each scrape)."""
+    with contextlib.suppress(StoreError, OSError):  # the store's own metrics say it failed
+        metrics.observe_recall_index(await service.recall_index.status())
     return Response(metrics.render(), media_type=CONTENT_TYPE_LATEST)

@@ -19,6 +19,7 @@ from ..errors import ConfigurationError
 from ..settings import (
     MIN_SECRET_BYTES,
     AuthSettings,
+    EmbeddingSettings,
     FactsSettings,
     LLMSettings,
     PrivacySettings,
@@ -76,6 +77,11 @@ class ServerSettings:
     #: Seconds the LLM fact extractor may take (``UNIMEM_FACTS_LLM_TIMEOUT``);
     #: whether turns update facts at all is ``memory.auto_facts``.
     facts_llm_timeout: float = 2.0
+    #: Dense recall's embedder (``UNIMEM_EMBEDDINGS``; built here: keyword only
+    #: unless named, so an embedding app loads no model it did not ask for).
+    embeddings: EmbeddingSettings = field(
+        default_factory=lambda: EmbeddingSettings(mode="off"), repr=False
+    )
 
     def __post_init__(self) -> None:
         if self.jwt_secret is not None and len(self.jwt_secret.encode()) < MIN_SECRET_BYTES:
@@ -123,6 +129,7 @@ class ServerSettings:
             llm=settings.llm.endpoint(),
             llm_phi=settings.llm.phi,
             facts_llm_timeout=settings.facts.llm_timeout,
+            embeddings=settings.embeddings,
         )
 
     def to_settings(self) -> Settings:
@@ -162,6 +169,7 @@ class ServerSettings:
             ),
             facts=FactsSettings(auto=memory.auto_facts, llm_timeout=self.facts_llm_timeout),
             privacy=PrivacySettings(encryption_keys=self.encryption_keys),
+            embeddings=self.embeddings,
         )
 
     @classmethod

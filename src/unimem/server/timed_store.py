@@ -8,6 +8,9 @@ from collections.abc import Awaitable, Sequence
 from datetime import datetime
 from typing import Any, TypeVar
 
+import numpy as np
+import numpy.typing as npt
+
 from ..errors import ConfigurationError
 from ..models import (
     AuditRecord,
@@ -33,6 +36,7 @@ from ..stores.contracts import (
 )
 from ..stores.items import item_store_of
 from ..stores.search import KeywordHit, keyword_search_of
+from ..stores.vectors import PendingEntry, VectorBacklog, vector_store_of
 from .metrics import Metrics
 
 __all__ = ["TimedStore"]
@@ -288,3 +292,44 @@ class TimedStore:
 
     async def export_items(self, user_id: str) -> list[StoredItem]:
         return await self._timed("export_items", self._items().export_items(user_id))
+
+    # ------------------------------------------------------------------ vectors
+
+    async def pending_vectors(self, limit: int) -> list[PendingEntry]:
+        """The wrapped store's queue (:class:`VectorStore`); nothing when it keeps no vectors."""
+        inner = vector_store_of(self.inner)
+        if inner is None:
+            return []
+        return await self._timed("pending_vectors", inner.pending_vectors(limit))
+
+    async def put_vectors(self, model: str, vectors: Sequence[tuple[PendingEntry, bytes]]) -> int:
+        """The wrapped store's ``put_vectors``; 0 when it keeps no vectors."""
+        inner = vector_store_of(self.inner)
+        if inner is None:
+            return 0
+        return await self._timed("put_vectors", inner.put_vectors(model, vectors))
+
+    async def vector_search(
+        self,
+        user_id: str,
+        vector: npt.NDArray[np.float32],
+        *,
+        model: str,
+        filters: SearchFilters,
+        limit: int,
+    ) -> list[KeywordHit]:
+        """The wrapped store's vector search; nothing when it keeps no vectors."""
+        inner = vector_store_of(self.inner)
+        if inner is None:
+            return []
+        return await self._timed(
+            "vector_search",
+            inner.vector_search(user_id, vector, model=model, filters=filters, limit=limit),
+        )
+
+    async def vector_backlog(self) -> VectorBacklog:
+        """The wrapped store's backlog; empty when it keeps no vectors."""
+        inner = vector_store_of(self.inner)
+        if inner is None:
+            return VectorBacklog(0, None)
+        return await self._timed("vector_backlog", inner.vector_backlog())

@@ -20,6 +20,7 @@ from typing import Any, Self
 from ..config import MemoryConfig
 from ..context.builder import LLMContext
 from ..context.summarize import Summarizer
+from ..embeddings.base import Embedder
 from ..errors import ConfigurationError, InvalidInputError
 from ..live_bus import LiveBus
 from ..models import (
@@ -50,6 +51,7 @@ from .core import ServiceCore
 from .fact_extractors import FactExtractor
 from .fact_updates import FactUpdates
 from .facts import FactOperations
+from .indexer import RecallIndexer
 from .items import ItemOperations
 from .privacy import PrivacyOperations
 from .reads import SessionReads
@@ -106,6 +108,10 @@ class UnifiedMemoryService:
             key of its token digests); the default detector when ``None``.
         fact_extractor: finds the facts each user and assistant turn states
             (the offline rules of :mod:`unimem.facts` by default).
+        embedder: the model of dense recall (:mod:`unimem.embeddings`); ``None``
+            is keyword recall only. With one, a background indexer embeds the
+            stored entries off the request path while the service is set up
+            (:attr:`recall_index`), and the service closes it on :meth:`aclose`.
     """
 
     def __init__(
@@ -118,6 +124,7 @@ class UnifiedMemoryService:
         keyring: Keyring | None = None,
         privacy: PrivacyPipeline | None = None,
         fact_extractor: FactExtractor | None = None,
+        embedder: Embedder | None = None,
     ) -> None:
         self._core = ServiceCore(
             store if store is not None else InMemoryStore(),
@@ -133,6 +140,8 @@ class UnifiedMemoryService:
         self._recall = RecallOperations(self._core)
         self._reveal = RevealOperations(self._core)
         self._items = ItemOperations(self._core)
+        self._recall = RecallOperations(self._core, embedder)
+        self._indexer = RecallIndexer(self._core, embedder)
         self._context = ContextOperations(
             self._core, self._privacy, self._writes, self._recall, summarizer
         )
@@ -158,6 +167,12 @@ class UnifiedMemoryService:
     def privacy(self) -> PrivacyPipeline:
         """The redaction applied to every write before any store sees it."""
         return self._core.privacy
+
+    @property
+    def recall_index(self) -> RecallIndexer:
+        """Dense recall's indexer: its :meth:`~RecallIndexer.status` (mode, model,
+        lag) and :meth:`~RecallIndexer.drain` (index everything queued now)."""
+        return self._indexer
 
     @property
     def summarizer(self) -> Summarizer:
@@ -210,13 +225,19 @@ class UnifiedMemoryService:
     # ------------------------------------------------------------------ life cycle
 
     async def setup(self) -> None:
-        """Open the store and create or migrate its schema. Idempotent."""
+        """Open the store and create or migrate its schema, and start the recall
+        indexer (when an embedder is configured). Idempotent."""
         await self._core.setup()
+        await self._indexer.start()
 
     async def aclose(self) -> None:
-        """Close the store (after the facts of turns still being read are stored).
-        The service can be set up again afterwards."""
+        """Stop the recall indexer, close the store (after the facts of turns still
+        being read are stored) and the embedder. The service can be set up again
+        afterwards."""
+        await self._indexer.stop()
         await self._fact_updates.drain()
+        if self._indexer.embedder is not None:
+            await self._indexer.embedder.aclose()
         await self._core.aclose()
 
     async def __aenter__(self) -> Self:

@@ -21,6 +21,9 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
+import numpy as np
+import numpy.typing as npt
+
 from ..errors import ConfigurationError
 from ..models import (
     AuditRecord,
@@ -51,6 +54,7 @@ from .items import item_store_of
 from .redis.cache import SessionCache
 from .redis.driver import redis_client_from_url
 from .search import KeywordHit, keyword_search_of
+from .vectors import PendingEntry, VectorBacklog, vector_store_of
 from .window_rebuild import WindowRebuilds
 
 __all__ = ["CACHE_DEGRADATION", "LayeredStore", "layered_store_from_urls"]
@@ -294,6 +298,36 @@ class LayeredStore:
         if searcher is None:
             return []
         return await searcher.keyword_search(user_id, terms, filters=filters, limit=limit)
+
+    # the durable store keeps the vectors (the cache holds none)
+
+    async def pending_vectors(self, limit: int) -> list[PendingEntry]:
+        vectors = vector_store_of(self.durable)
+        return await vectors.pending_vectors(limit) if vectors is not None else []
+
+    async def put_vectors(self, model: str, vectors: Sequence[tuple[PendingEntry, bytes]]) -> int:
+        durable = vector_store_of(self.durable)
+        return await durable.put_vectors(model, vectors) if durable is not None else 0
+
+    async def vector_search(
+        self,
+        user_id: str,
+        vector: npt.NDArray[np.float32],
+        *,
+        model: str,
+        filters: SearchFilters,
+        limit: int,
+    ) -> list[KeywordHit]:
+        durable = vector_store_of(self.durable)
+        if durable is None:
+            return []
+        return await durable.vector_search(
+            user_id, vector, model=model, filters=filters, limit=limit
+        )
+
+    async def vector_backlog(self) -> VectorBacklog:
+        durable = vector_store_of(self.durable)
+        return await durable.vector_backlog() if durable is not None else VectorBacklog(0, None)
 
     async def put_fact(self, fact: Fact) -> Fact:
         return await self.durable.put_fact(fact)

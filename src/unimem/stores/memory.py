@@ -9,6 +9,9 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
+import numpy as np
+import numpy.typing as npt
+
 from ..errors import InvalidInputError
 from ..models import (
     AuditRecord,
@@ -34,8 +37,10 @@ from .contracts import (
 from .memory_items import MemoryItems
 from .memory_search import EntryIndex
 from .memory_vault import MemoryVault
+from .memory_vectors import EntryVectors
 from .search import KeywordHit
 from .timeline import apply_entry_changes, check_write_guards, plan_close, plan_entry, plan_event
+from .vectors import PendingEntry, VectorBacklog, export_vectors
 
 __all__ = ["InMemoryStore"]
 
@@ -95,6 +100,8 @@ class InMemoryStore(MemoryItems):
         self._items: dict[str, dict[tuple[str, str], StoredItem]] = {}
         #: sealed PHI token values (``unimem.stores.memory_vault``)
         self._vault = MemoryVault()
+        #: vectors of every entry and the queue waiting for them (``memory_vectors``)
+        self._vectors = EntryVectors()
 
     async def setup(self) -> None:
         return None
@@ -141,6 +148,7 @@ class InMemoryStore(MemoryItems):
         session.events.extend(events)
         self._search.add(stored)
         self._vault.put(vault)
+        self._vectors.add(stored)
         return AppendResult(stored, events, created=True, session=state)
 
     async def append_event(self, event: MemoryEvent) -> MemoryEvent:
@@ -235,6 +243,7 @@ class InMemoryStore(MemoryItems):
         session.entries[index] = new
         session.by_id[entry_id] = new
         self._search.add(new)
+        self._vectors.add(new)
         return new
 
     async def delete_entry(self, session_id: str, entry_id: str) -> bool:
@@ -245,13 +254,37 @@ class InMemoryStore(MemoryItems):
         del session.entries[bisect_left(session.entries, _seq(old), key=_seq)]
         session.recount()
         self._summaries.pop(session_id, None)
-        self._search.remove([old])
+        self._forget([old])
         return True
 
     async def keyword_search(
         self, user_id: str, terms: Sequence[str], *, filters: SearchFilters, limit: int
     ) -> list[KeywordHit]:
         return self._search.search(user_id, terms, filters=filters, limit=limit)
+
+    def _forget(self, entries: Sequence[MemoryEntry]) -> None:
+        self._search.remove(entries)
+        self._vectors.remove(entries)
+
+    async def pending_vectors(self, limit: int) -> list[PendingEntry]:
+        return self._vectors.pending(limit)
+
+    async def put_vectors(self, model: str, vectors: Sequence[tuple[PendingEntry, bytes]]) -> int:
+        return self._vectors.put(model, vectors)
+
+    async def vector_search(
+        self,
+        user_id: str,
+        vector: npt.NDArray[np.float32],
+        *,
+        model: str,
+        filters: SearchFilters,
+        limit: int,
+    ) -> list[KeywordHit]:
+        return self._vectors.search(user_id, vector, model=model, filters=filters, limit=limit)
+
+    async def vector_backlog(self) -> VectorBacklog:
+        return self._vectors.backlog()
 
     async def recent_user_entries(
         self, user_id: str, *, since: datetime, exclude_session: str | None, limit: int
@@ -307,7 +340,7 @@ class InMemoryStore(MemoryItems):
 
     def _drop_session(self, session_id: str, counts: dict[str, int]) -> None:
         session = self._sessions.pop(session_id)
-        self._search.remove(session.entries)
+        self._forget(session.entries)
         counts["entries"] += len(session.entries)
         counts["events"] += len(session.events)
         counts["sessions"] += 1
@@ -351,7 +384,7 @@ class InMemoryStore(MemoryItems):
                 if not gone:
                     continue
                 counts["entries"] += len(session.entries) - len(keep)
-                self._search.remove(e for e in session.entries if not _before(e.timestamp, since))
+                self._forget([e for e in session.entries if not _before(e.timestamp, since)])
                 counts["events"] += len(session.events) - len(kept_events)
                 session.entries, session.events = keep, kept_events
                 session.by_id = {e.id: e for e in keep}
@@ -382,7 +415,7 @@ class InMemoryStore(MemoryItems):
             deleted += len(session.entries) - len(entries) + len(session.events) - len(events)
             swept_any = len(entries) != len(session.entries)
             if swept_any:
-                self._search.remove(e for e in session.entries if _before(e.timestamp, cutoff))
+                self._forget([e for e in session.entries if _before(e.timestamp, cutoff)])
                 session.entries = entries
                 session.by_id = {e.id: e for e in entries}
             session.events = events
@@ -427,6 +460,7 @@ class InMemoryStore(MemoryItems):
                 for s in sessions
                 if s.state.session_id in self._summaries
             ],
+            "vectors": export_vectors(self._vectors.export(user_id)),
         }
 
     async def put_vault_values(self, values: Sequence[VaultValue]) -> None:

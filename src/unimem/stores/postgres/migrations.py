@@ -19,6 +19,7 @@ from ...errors import SchemaError
 from .items import ITEMS_MIGRATION
 from .search import SEARCH_MIGRATION
 from .vault import VAULT_MIGRATION
+from .vectors import VECTOR_MIGRATION
 
 __all__ = ["MIGRATIONS", "SCHEMA_VERSION", "apply_migrations", "schema_version"]
 
@@ -97,6 +98,7 @@ MIGRATIONS: list[tuple[int, str]] = [
     (3, SEARCH_MIGRATION),  # the keyword index (unimem.stores.postgres.search)
     (4, ITEMS_MIGRATION),  # namespaced items (unimem.stores.postgres.items)
     (5, VAULT_MIGRATION),  # the PHI vault (unimem.stores.postgres.vault)
+    (6, VECTOR_MIGRATION),  # entry vectors and their queue (unimem.stores.postgres.vectors)
 ]
 
 SCHEMA_VERSION = MIGRATIONS[-1][0]

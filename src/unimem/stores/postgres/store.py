@@ -48,6 +48,7 @@ from .search import PostgresSearch
 from .sql import CONTEXT, STATE, WRITE_EXISTING, WRITE_NEW
 from .user_data import LaterLayersMixin
 from .vault import PostgresVault, vault_params
+from .vectors import PostgresVectors
 
 __all__ = ["PostgresStore"]
 
@@ -67,7 +68,9 @@ class _CachedState:
         self.version = version
 
 
-class PostgresStore(LaterLayersMixin, PostgresSearch, PostgresItems, PostgresVault):
+class PostgresStore(
+    LaterLayersMixin, PostgresSearch, PostgresItems, PostgresVault, PostgresVectors
+):
     """Durable store on PostgreSQL through an asyncpg pool.
 
     Args:

@@ -71,6 +71,8 @@ class LaterLayersMixin:
 
         def forget(self, session_ids: Sequence[str] = (), *, everything: bool = False) -> None: ...
 
+        async def _export_vectors(self, user_id: str) -> list[dict[str, Any]]: ...
+
     async def update_entry(
         self, session_id: str, entry_id: str, changes: dict[str, Any]
     ) -> MemoryEntry | None:
@@ -423,6 +425,7 @@ class LaterLayersMixin:
             "events": rows("events"),
             "facts": [f.model_dump(mode="json") for f in await self.list_facts(user_id)],
             "summaries": rows("summaries"),
+            "vectors": await self._export_vectors(user_id),
         }
 
     async def append_audit(self, record: AuditRecord) -> None:

@@ -25,6 +25,7 @@ from .items import ITEMS_MIGRATION, SQLiteItems
 from .search import SEARCH_MIGRATION, SHARD_MIGRATION, SQLiteSearch, register
 from .user_data import SQLiteLayers
 from .vault import VAULT_MIGRATION, SQLiteVault, insert_values
+from .vectors import VECTOR_MIGRATION, SQLiteVectors
 
 __all__ = ["SQLiteStore"]
 
@@ -113,6 +114,7 @@ MIGRATIONS: list[tuple[int, str | tuple[str, ...]]] = [
     (4, ITEMS_MIGRATION),  # namespaced items (unimem.stores.sqlite.items)
     (5, VAULT_MIGRATION),  # the PHI vault (unimem.stores.sqlite.vault)
     (6, SHARD_MIGRATION),  # the keyword index split by owner (unimem.stores.sqlite.search)
+    (7, VECTOR_MIGRATION),  # entry vectors and their queue (unimem.stores.sqlite.vectors)
 ]
 
 SCHEMA_VERSION = MIGRATIONS[-1][0]
@@ -131,14 +133,15 @@ def path_from_url(url: str) -> str:
     return rest or ":memory:"
 
 
-class SQLiteStore(SQLiteLayers, SQLiteSearch, SQLiteItems, SQLiteVault):
+class SQLiteStore(SQLiteLayers, SQLiteSearch, SQLiteItems, SQLiteVault, SQLiteVectors):
     """Durable embedded store in one SQLite file.
 
     The later layers (facts, summaries, deletion, sweep, export, audit) live in
     :class:`~unimem.stores.sqlite.user_data.SQLiteLayers`, keyword search in
     :class:`~unimem.stores.sqlite.search.SQLiteSearch`, namespaced items in
     :class:`~unimem.stores.sqlite.items.SQLiteItems`, the PHI vault in
-    :class:`~unimem.stores.sqlite.vault.SQLiteVault`.
+    :class:`~unimem.stores.sqlite.vault.SQLiteVault`, entry vectors in
+    :class:`~unimem.stores.sqlite.vectors.SQLiteVectors`.
     """
 
     def __init__(self, path: str | Path, *, migrate: bool = True, durable_fsync: bool = False):

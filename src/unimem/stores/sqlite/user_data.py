@@ -61,6 +61,8 @@ class SQLiteLayers:
 
         def _tx(self) -> AbstractContextManager[sqlite3.Cursor]: ...
 
+        def _export_vectors(self, user_id: str) -> list[dict[str, Any]]: ...
+
         async def get_settings(self, user_id: str) -> MemorySettings | None: ...
 
     async def update_entry(
@@ -356,6 +358,7 @@ class SQLiteLayers:
             "summaries": [
                 Summary.model_validate_json(r[1]).model_dump(mode="json") for r in summaries
             ],
+            "vectors": self._export_vectors(user_id),
         }
 
     async def append_audit(self, record: AuditRecord) -> None:

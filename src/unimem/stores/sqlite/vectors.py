@@ -1,0 +1,196 @@
+"""Dense vectors of the SQLite store: a queue filled by triggers, vectors as BLOBs.
+
+Schema version 7 adds ``vector_queue`` (the entries waiting for a vector,
+each with a ``ticket``) and ``entry_vectors`` (one ``float32`` BLOB per entry
+and the model that made it), and triggers on ``entries``: an append queues
+the entry in its own transaction; a change of the entry's text drops its
+vector and queues it again under a new ticket; a deletion or sweep deletes
+both rows with the entry. Entries written before this version are queued by
+the migration (the backfill). With ``secure_delete`` on, a deleted vector's
+bytes are overwritten in the file.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import numpy.typing as npt
+
+from ...recall.hits import SearchFilters
+from ...recall.vectors import top_k
+from ..rows import entry_from_json
+from ..search import KeywordHit
+from ..vectors import PendingEntry, VectorBacklog, export_vectors
+
+if TYPE_CHECKING:
+    from contextlib import AbstractContextManager
+
+__all__ = ["VECTOR_MIGRATION", "SQLiteVectors"]
+
+_NOW_US = "CAST((julianday('now') - 2440587.5) * 86400000000 AS INTEGER)"
+_KEY = "session_id = {row}.session_id AND seq = {row}.seq"
+_QUEUE = (
+    "INSERT OR REPLACE INTO vector_queue (session_id, seq, user_id, queued_us) "
+    f"VALUES (new.session_id, new.seq, new.user_id, {_NOW_US})"
+)
+
+#: Schema version 7: the entry vectors and their queue (single statements).
+VECTOR_MIGRATION: tuple[str, ...] = (
+    "CREATE TABLE vector_queue (ticket INTEGER PRIMARY KEY AUTOINCREMENT, "
+    "session_id TEXT NOT NULL, seq INTEGER NOT NULL, user_id TEXT NOT NULL, "
+    "queued_us INTEGER NOT NULL, UNIQUE (session_id, seq))",
+    "CREATE TABLE entry_vectors (session_id TEXT NOT NULL, seq INTEGER NOT NULL, "
+    "user_id TEXT NOT NULL, model TEXT NOT NULL, vector BLOB NOT NULL, "
+    "PRIMARY KEY (session_id, seq)) WITHOUT ROWID",
+    "CREATE INDEX entry_vectors_by_user ON entry_vectors (user_id, model)",
+    f"CREATE TRIGGER entries_vector_insert AFTER INSERT ON entries BEGIN {_QUEUE}; END",
+    f"""CREATE TRIGGER entries_vector_update AFTER UPDATE OF data ON entries
+        WHEN json_extract(old.data, '$.content') IS NOT json_extract(new.data, '$.content')
+    BEGIN
+        DELETE FROM entry_vectors WHERE {_KEY.format(row="new")};
+        {_QUEUE};
+    END""",
+    f"""CREATE TRIGGER entries_vector_delete AFTER DELETE ON entries BEGIN
+        DELETE FROM entry_vectors WHERE {_KEY.format(row="old")};
+        DELETE FROM vector_queue WHERE {_KEY.format(row="old")};
+    END""",
+    # entries written before this version wait for their vectors too
+    "INSERT INTO vector_queue (session_id, seq, user_id, queued_us) "
+    f"SELECT session_id, seq, user_id, {_NOW_US} FROM entries ORDER BY ts_us",
+)
+
+
+def _us(value: datetime) -> int:
+    return int(value.timestamp() * 1_000_000)
+
+
+def _time(us: int) -> datetime:
+    return datetime.fromtimestamp(us / 1_000_000, tz=UTC)
+
+
+def filter_clauses(filters: SearchFilters) -> tuple[list[str], list[object]]:
+    """SQL conditions on ``entries e`` for ``filters`` (beyond the owner)."""
+    where: list[str] = []
+    args: list[object] = []
+    if filters.session_id is not None:
+        where.append("e.session_id = ?")
+        args.append(filters.session_id)
+    if filters.exclude_session is not None:
+        where.append("e.session_id != ?")
+        args.append(filters.exclude_session)
+    if filters.since is not None:
+        where.append("e.ts_us >= ?")
+        args.append(_us(filters.since))
+    if filters.until is not None:
+        where.append("e.ts_us < ?")
+        args.append(_us(filters.until))
+    for field, values in (
+        ("mode", filters.modes),
+        ("language", filters.languages),
+        ("role", filters.roles),
+    ):
+        if values is not None:
+            where.append(
+                f"json_extract(e.data, '$.{field}') IN ({', '.join('?' * len(values))})"
+                if values
+                else "0"
+            )
+            args.extend(values)
+    return where, args
+
+
+class SQLiteVectors:
+    """Mixin of :class:`~unimem.stores.sqlite.SQLiteStore`: entry vectors."""
+
+    if TYPE_CHECKING:  # provided by SQLiteStore
+
+        def _conn(self) -> sqlite3.Connection: ...
+
+        def _tx(self) -> AbstractContextManager[sqlite3.Cursor]: ...
+
+    async def pending_vectors(self, limit: int) -> list[PendingEntry]:
+        rows = (
+            self._conn()
+            .execute(
+                "SELECT q.ticket, q.session_id, q.seq, q.user_id, q.queued_us, "
+                "json_extract(e.data, '$.content') FROM vector_queue q "
+                "JOIN entries e ON e.session_id = q.session_id AND e.seq = q.seq "
+                "ORDER BY q.ticket LIMIT ?",
+                (max(0, limit),),
+            )
+            .fetchall()
+        )
+        return [
+            PendingEntry(sid, seq, uid, text or "", ticket, _time(queued))
+            for ticket, sid, seq, uid, queued, text in rows
+        ]
+
+    async def put_vectors(self, model: str, vectors: Sequence[tuple[PendingEntry, bytes]]) -> int:
+        stored = 0
+        with self._tx() as cur:
+            for pending, blob in vectors:
+                # only while the entry is queued under this ticket (not deleted or changed)
+                cur.execute(
+                    "INSERT OR REPLACE INTO entry_vectors (session_id, seq, user_id, model, "
+                    "vector) SELECT session_id, seq, user_id, ?, ? FROM vector_queue "
+                    "WHERE ticket = ?",
+                    (model, blob, pending.ticket),
+                )
+                stored += cur.rowcount
+                cur.execute("DELETE FROM vector_queue WHERE ticket = ?", (pending.ticket,))
+        return stored
+
+    async def vector_search(
+        self,
+        user_id: str,
+        vector: npt.NDArray[np.float32],
+        *,
+        model: str,
+        filters: SearchFilters,
+        limit: int,
+    ) -> list[KeywordHit]:
+        if limit <= 0:
+            return []
+        where, args = filter_clauses(filters)
+        db = self._conn()
+        rows = db.execute(
+            "SELECT v.session_id, v.seq, v.vector FROM entry_vectors v "
+            "JOIN entries e ON e.session_id = v.session_id AND e.seq = v.seq "
+            f"WHERE {' AND '.join(['v.user_id = ?', 'v.model = ?', *where])}",
+            (user_id, model, *args),
+        ).fetchall()
+        best = top_k(vector, [r[2] for r in rows], limit)
+        hits = []
+        for i, score in best:
+            found = db.execute(
+                "SELECT data FROM entries WHERE session_id = ? AND seq = ? AND user_id = ?",
+                (rows[i][0], rows[i][1], user_id),
+            ).fetchone()
+            if found is not None:
+                hits.append(KeywordHit(entry_from_json(found[0]), score))
+        return hits
+
+    async def vector_backlog(self) -> VectorBacklog:
+        count, oldest = (
+            self._conn().execute("SELECT COUNT(*), MIN(queued_us) FROM vector_queue").fetchone()
+        )
+        return VectorBacklog(count, _time(oldest) if oldest is not None else None)
+
+    def _export_vectors(self, user_id: str) -> list[dict[str, Any]]:
+        rows = (
+            self._conn()
+            .execute(
+                "SELECT session_id, seq, model, vector FROM entry_vectors WHERE user_id = ? "
+                "ORDER BY session_id, seq",
+                (user_id,),
+            )
+            .fetchall()
+        )
+        return export_vectors(
+            {"session_id": sid, "seq": seq, "model": model, "vector": blob}
+            for sid, seq, model, blob in rows
+        )
