@@ -377,7 +377,9 @@ test("What unimem remembers: a fact links to its turn and is confirmed, correcte
   await fact.waitFor();
   await fact.getByTestId("fact-confirm").click();
   await fact.getByTestId("fact-status").filter({ hasText: "confirmed" }).waitFor();
-  const mine = async () => (await api("/v1/me/facts")).filter((f) => f.session_id === session);
+  // the pinned fact (the turn's own facts, found in it, have a key)
+  const mine = async () =>
+    (await api("/v1/me/facts")).filter((f) => f.session_id === session && f.key === null);
   assert.deepEqual((await mine()).map((f) => f.status), ["confirmed"]);
 
   await fact.getByTestId("fact-correct").click();
@@ -385,7 +387,9 @@ test("What unimem remembers: a fact links to its turn and is confirmed, correcte
   await panel.getByTestId("fact-save").click();
   const corrected = panel.getByTestId("fact").filter({ hasText: "Allergic to sulfa drugs (swelling)" });
   await corrected.getByTestId("fact-status").filter({ hasText: "corrected" }).waitFor();
-  const history = (await api("/v1/me/facts?include_history=true")).filter((f) => f.session_id === session);
+  const history = (await api("/v1/me/facts?include_history=true")).filter(
+    (f) => f.session_id === session && f.key === null,
+  );
   assert.deepEqual(
     history.map((f) => [f.text, f.valid_to === null]),
     [[said, false], ["Allergic to sulfa drugs (swelling)", true]],
@@ -402,10 +406,10 @@ test("What unimem remembers: a fact links to its turn and is confirmed, correcte
   await corrected.getByTestId("fact-delete").click();
   await corrected.waitFor({ state: "detached" });
   assert.deepEqual(await mine(), []);
-  // the earlier value is history, kept until deleted too
-  const past = (await api("/v1/me/facts?include_history=true")).filter((f) => f.session_id === session);
-  assert.deepEqual(past.map((f) => f.text), [said]);
-  await api(`/v1/me/facts/${past[0].id}`, { method: "DELETE" });
+  // the earlier value is history, kept until deleted too; so are the turn's own facts
+  const left = (await api("/v1/me/facts?include_history=true")).filter((f) => f.session_id === session);
+  assert.deepEqual(left.filter((f) => f.key === null).map((f) => f.text), [said]);
+  for (const fact of left) await api(`/v1/me/facts/${fact.id}`, { method: "DELETE" });
   assert.deepEqual(page.errors, []);
   await page.close();
 });
