@@ -3,7 +3,7 @@
 Usage: PYTHONPATH=src python bench/bench_facts.py [--reps 5]
 
 Replays every turn of the labelled clinical dialogues (tests/data/clinical,
-both splits: 2,400+ turns of voice and typed text in English, Spanish,
+every split: 3,600+ turns of voice and typed text in English, Spanish,
 French and Arabic) through ``extract_facts`` with the facts current at that
 point, and through doing nothing (a call of the same shape that returns no
 change), in the same run. Prints p50 / p99 / mean microseconds per turn and
@@ -52,7 +52,7 @@ def nothing(
 def turns() -> list[tuple[str, str, str, datetime, list[Held]]]:
     """Every turn with the facts current before it (as the rules leave them)."""
     out = []
-    for split in ("tune", "heldout"):
+    for split in ("tune", "tune2", "heldout"):
         for dialogue in json.loads((DATA / f"{split}.json").read_text(encoding="utf-8")):
             now = datetime.fromisoformat(dialogue["now"])
             held: dict[str, Held] = {}

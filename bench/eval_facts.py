@@ -1,11 +1,11 @@
 """Accuracy of the facts rules on the labelled clinical dialogues.
 
-    PYTHONPATH=src python bench/eval_facts.py [tune|heldout ...] [--misses]
+    PYTHONPATH=src python bench/eval_facts.py [tune|tune2|heldout ...] [--misses]
 
 Prints, per split, the current facts found (precision / recall), the
 superseded values closed and those still read as current, and the changes
 made on distractor turns (relatives, chatter, questions, negations).
-``--misses`` lists what was missed or extra: use it on ``tune`` only, since
+``--misses`` lists what was missed or extra: use it on ``tune`` and ``tune2`` only, since
 ``heldout`` is never tuned on (tests/data/clinical/README.md).
 """
 
@@ -21,7 +21,7 @@ DATA = Path(__file__).resolve().parents[1] / "tests" / "data" / "clinical"
 
 
 def main(argv: list[str]) -> None:
-    splits = [a for a in argv if not a.startswith("--")] or ["tune", "heldout"]
+    splits = [a for a in argv if not a.startswith("--")] or ["tune", "tune2", "heldout"]
     for split in splits:
         dialogues = json.loads((DATA / f"{split}.json").read_text(encoding="utf-8"))
         report = score_dialogues(dialogues)

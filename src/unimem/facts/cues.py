@@ -20,7 +20,13 @@ CUE_LANGUAGES = ("en", "es", "fr", "ar")
 # Words a speaker puts before a question ("so, should I ...", "en fait bon, est-ce que ...").
 _LEAD = (
     r"^(?:(?:so|well|like|and|but|okay|ok|oh|hey|also|then|um|pues|bueno|y|pero|entonces|"
-    r"en fait|bon|ben|alors|et|mais|طيب|و|يعني)\s+){0,3}"
+    r"en fait|bon|ben|bah|alors|et|mais|este|o sea|طيب|و|يعني)\s+){0,3}"
+)
+
+# "no, wait", "no espere": a correction coming, not a negation (in any language's cues)
+_NO_AS_CORRECTION = (
+    r"(?!,?\s+(?:wait|sorry|actually|hold on|i mean|scratch|espere|espera|perdon|mejor|"
+    r"me equivoque))"
 )
 
 _RAW: dict[str, dict[str, str]] = {
@@ -35,7 +41,8 @@ _RAW: dict[str, dict[str, str]] = {
         r"amigos?|amigas?|tios?|tias?|primos?|primas?|nietos?|nietas?|novio|novia|cunados?|cunadas?)\b",
         "fr": r"\b(?:ma|mon|mes|sa|son)\s+(?:\w+\s+)?(?:mere|pere|mari|femme|fils|fille|frere|soeur|voisin|voisine|"
         r"belle-mere|beau-pere|grand-mere|grand-pere|ami|amie|copain|copine|oncle|tante|cousin|"
-        r"cousine|enfants?|petit-fils|petite-fille|collegue)\b",
+        r"cousine|enfants?|petit-fils|petite-fille|collegue|belle-soeur|beau-frere|belle-fille|beau-fils|"
+        r"gendre|neveu|niece|copine|compagnon|compagne)\b",
         "ar": r"(?:أمي|أبي|والدتي|والدي|زوجي|زوجتي|ابني|ابنتي|أخي|أختي|جاري|جارتي|جدتي|جدي|صديقي|"
         r"صديقتي|حماتي|حماي|عمي|عمتي|خالي|خالتي|أولادي)",
     },
@@ -48,17 +55,18 @@ _RAW: dict[str, dict[str, str]] = {
     "question": {
         "en": _LEAD
         + r"(?:should|can|could|is|are|do|does|did|what|what's|whats|how|when|will|would|"
-        r"which|why|where|may)\b",
-        "es": _LEAD + r"(?:puedo|debo|es|el \w+ da|la \w+ da|que|cuanto|cuando|como|donde|hay)\b",
+        r"which|why|where|may|if i|if i'm|if im)\b|\bwhat if\b",
+        "es": _LEAD
+        + r"(?:puedo|debo|es|el \w+ da|la \w+ da|que|cuanto|cuando|como|donde|hay|si)\b|\by si\b",
         "fr": _LEAD
-        + r"(?:est-ce|puis-je|dois-je|le \w+,? ca|la \w+,? ca|quand|comment|combien|ou)\b",
-        "ar": _LEAD + r"(?:هل|ماذا|كيف|متى|أين|لماذا|كم)",
+        + r"(?:est-ce|puis-je|dois-je|le \w+,? ca|la \w+,? ca|quand|comment|combien|ou|si)\b|\bet si\b",
+        "ar": _LEAD + r"(?:هل|ماذا|كيف|متى|أين|لماذا|كم|لو)",
     },
     "negation": {
-        "en": r"\b(?:never|not|n't|no)\b|\bdon't\b|\bdont\b",
-        "es": r"\b(?:no|nunca|jamas)\b",
+        "en": r"\b(?:never|not|n't)\b|\bno\b" + _NO_AS_CORRECTION + r"|\bdon't\b|\bdont\b",
+        "es": r"\b(?:nunca|jamas)\b|\bno\b" + _NO_AS_CORRECTION,
         "fr": r"\b(?:ne|n'\w+|pas|jamais)\b",
-        "ar": r"(?:\bلا\b|\bلم\b|\bليس\b|\bليست\b|\bلست\b|\bأبدا\b)",
+        "ar": r"(?<!\w)و?(?:لا|لم|ليس|ليست|لست)(?!\w)(?!\s+انتظر)|\bأبدا\b",
     },
     "hedge": {
         "en": r"\b(?:not sure|i think|maybe|might be|i wonder|i don't know)\b",
@@ -75,7 +83,7 @@ _RAW: dict[str, dict[str, str]] = {
     "stop": {
         "en": r"\b(?:stopped|stop|quit|discontinued|took me off|taken off|off the|came off|got off|weaned off|dropped|no longer|anymore|"
         r"any more)\b",
-        "es": r"\b(?:quitaron|ya no|deje|suspendi|suspendieron|retiraron|dejar de|dejo de)\b",
+        "es": r"\b(?:quitaron|ya no|deje|suspendi\w*|retiraron|dejar de|dejo de|lo deje)\b",
         "fr": r"\b(?:arrete|arreter|ne prends plus|supprime|stoppe|plus de|retire)\b",
         "ar": r"(?:أوقفوا|اوقفوا|توقفت|أوقف|لم أعد|أوقفت|أوقفها|تركت|قطعت)",
     },
@@ -87,10 +95,11 @@ _RAW: dict[str, dict[str, str]] = {
         "ar": r"(?:رفع|خفض|خفضت|زاد|صرت|غير|قلل)",
     },
     "correction": {
-        "en": r"\b(?:actually|correction|i meant|i mean|sorry|misspoke|wait|my mistake|i was wrong)\b",
-        "es": r"\b(?:en realidad|perdon|me equivoque|quise decir|corrijo)\b",
-        "fr": r"\b(?:en fait|pardon|je me suis trompee?|je voulais dire|correction)\b",
-        "ar": r"(?:في الحقيقة|عفوا|أخطأت|اخطأت|أقصد|تصحيح)",
+        "en": r"\b(?:actually|correction|i meant|i mean|sorry|misspoke|wait|my mistake|i was wrong|"
+        r"got (?:that|it) wrong|scratch that|hold on|let me correct)\b",
+        "es": r"\b(?:en realidad|perdon|me equivoque|quise decir|corrijo|espere|mejor dicho)\b",
+        "fr": r"\b(?:en fait|pardon|je me suis trompee?|je voulais dire|correction|attendez)\b",
+        "ar": r"(?:في الحقيقة|عفوا|أخطأت|اخطأت|أقصد|تصحيح|انتظر)",
     },
     "stale": {
         "en": r"\b(?:not|instead of)\s+(?:the\s+)?(\d+(?:\.\d+)?)",
@@ -98,28 +107,52 @@ _RAW: dict[str, dict[str, str]] = {
         "fr": r"\b(?:pas|et pas|au lieu de)\s+(\d+(?:\.\d+)?)",
         "ar": r"(?:وليس|وليست|ليس|ليست|بدلا من)\s+(\d+(?:\.\d+)?)",
     },
+    "switch": {
+        "en": r"\b(?:switch\w*|swap\w*|chang\w*|replac\w*|traded|moved me|from|instead of|in place of|rather than)\b",
+        "es": r"\b(?:cambi\w*|pas\w* de|sustitu\w*|reemplaz\w*|en vez del?|en lugar del?)\b",
+        "fr": r"\b(?:pass\w* du?|remplac\w*|chang\w*|a la place du?|au lieu du?)\b",
+        "ar": r"(?:غير\w*|بدل|استبدل\w*|مكان|إلى|الى)",
+    },
+    "replaced": {
+        "en": r"\b(?:instead of|in place of|rather than)\s+(?:the\s+|my\s+)?",
+        "es": r"\b(?:en vez|en lugar)\s+(?:de\s+la|del?)\s+",
+        "fr": r"\b(?:a la place|au lieu)\s+(?:de\s+la|du|de|des|d')\s*",
+        "ar": r"(?:بدلا من|بدلاً من|بدل|مكان)\s+",
+    },
+    "source": {
+        "en": r"\b(?:from|off)\s+(?:the\s+|my\s+)?",
+        "es": r"\b(?:de\s+la|del?)\s+",
+        "fr": r"\b(?:de\s+la|du|de|d')\s*",
+        "ar": r"(?:من)\s+",
+    },
+    "retract": {
+        "en": r"\b(?:scratch|remove|delete|take \w+(?: \w+)? off|cross \w+(?: \w+)? off|was a mistake|was wrong|not actually|no longer)\b",
+        "es": r"\b(?:quite|quitar|quiten|borre|borrar|elimine|eliminar|fue un error|ya no)\b",
+        "fr": r"\b(?:enlevez|enlever|retirez|retirer|supprimez|effacez|c'etait une erreur|plus)\b",
+        "ar": r"(?:احذف|امسح|شيل|ألغ|الغ|كان خطأ|لم يعد)",
+    },
     "allergy": {
         "en": r"\b(?:allergic|allergy|allergies|react(?:s|ion)?(?: badly)? to|intolerant|anaphyla\w*)\b",
-        "es": r"\b(?:alergic[oa]s?|alergia|alergias)\b",
+        "es": r"\b(?:alergic[oa]s?|alergia|alergias|me hace dano|me hacen dano|me sienta mal|me caen? mal)\b",
         "fr": r"\b(?:allergique|allergie|allergies)\b",
         "ar": r"(?:حساسي|تحسس)",
     },
     "reaction": {
-        "en": r"\b(?:gives me|i get|i got|i break out in|breaks me out in|causes|makes me|i have)\s+(.+)",
+        "en": r"\b(?:gives? me|i get|i got|i break out in|breaks? me out in|causes?|makes? me(?: break out in)?|i have)\s+(.+)",
         "es": r"\b(?:me da|me dan|me provoca|me causa)\s+(.+)",
-        "fr": r"\b(?:ca me donne|me donne|j'ai)\s+(.+)",
+        "fr": r"\b(?:ca me donne|me donne|me donnent|j'ai)\s+(.+)",
         "ar": r"(?:تسبب لي|يسبب لي|يعطيني|تعطيني)\s+(.+)",
     },
     "condition": {
-        "en": r"\b(?:have|has|had|i've got|got|diagnosed|suffer|history of|living with|with)\b",
+        "en": r"\b(?:have|has|had|i've got|got|diagnosed|suffer|history of|living with|with|treated for|dealing with)\b",
         "es": r"\b(?:tengo|padezco|diagnosticaron|sufro|diagnostico|con)\b",
-        "fr": r"\b(?:j'ai|ai|souffre|diagnostique|atteinte?|avec)\b",
-        "ar": r"(?:عندي|أعاني|اعاني|تشخيص|مصاب|لدي)",
+        "fr": r"\b(?:j'ai|ai|souffre|diagnostique|atteinte?|avec|soignee? pour|traitee? pour)\b",
+        "ar": r"(?:عندي|أعاني|اعاني|تشخيص|مصاب|لدي|أعالج|اعالج|أتعالج)",
     },
     "appointment": {
         "en": r"\b(?:appointment|appt|see|seeing|visit|follow-up|follow up|booked|scheduled)\b",
-        "es": r"\b(?:cita|consulta|turno)\b",
-        "fr": r"\b(?:rendez-vous|rdv|consultation)\b",
+        "es": r"\b(?:cita|consulta|turno|veo al?|ver al?)\b",
+        "fr": r"\b(?:rendez-vous|rdv|consultation|vois|voir)\b",
         "ar": r"(?:موعد|عيادة)",
     },
     "move": {
@@ -135,8 +168,9 @@ _RAW: dict[str, dict[str, str]] = {
         "ar": r"(?:أجريت|عملت)",
     },
     "name": {
-        "en": r"\b(?:call me|calls me|called me|go by|goes by|known as|use|name's|to be called|preferred name is)\s+",
-        "es": r"\b(?:llameme|llamame|digame|dime|me dicen|me llaman|conocen como)\s+",
+        "en": r"\b(?:call me|calls me|called me|go by|goes by|known as|use|name's|to be called|preferred name is|"
+        r"(?:i'd|i would|i) (?:prefer|rather)(?=\s+\S+\s+(?:over|instead of|rather than|not)\s))\s+",
+        "es": r"\b(?:llameme|llamame|digame|dime|me dicen|me llaman|conocen como|me diga|me digan)\s+",
         "fr": r"\b(?:appelez-moi|appelle-moi|m'appelle|m'appellent|dites)\s+",
         "ar": r"(?:نادني|ناديني|ينادونني|قل لي|قولي لي)\s+",
     },
@@ -156,7 +190,7 @@ _RAW: dict[str, dict[str, str]] = {
         "ar": r"(?:يجب أن|يجب|قال الطبيب|قالت الطبيبة|قالوا لي|ممنوع)\s*",
     },
     "preference": {
-        "en": r"\b(?:i prefer|i'd prefer|i'd rather|i would rather|i like my|please (?=email|text|send))\s*",
+        "en": r"\b(?:i prefer|i'd prefer|i'd rather|i would rather|i like my|i like (?=.+\bbetter\b)|please (?=email|text|send))\s*",
         "es": r"\b(?:prefiero|me gusta mas)\s+",
         "fr": r"\b(?:je prefere|j'aime mieux)\s+",
         "ar": r"(?:أفضل|افضل)\s+",
@@ -196,6 +230,10 @@ class Cues:
     change: re.Pattern[str]
     correction: re.Pattern[str]
     stale: re.Pattern[str]
+    switch: re.Pattern[str]
+    replaced: re.Pattern[str]
+    source: re.Pattern[str]
+    retract: re.Pattern[str]
     allergy: re.Pattern[str]
     reaction: re.Pattern[str]
     condition: re.Pattern[str]

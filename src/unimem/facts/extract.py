@@ -62,6 +62,7 @@ class Clause:
     asked: bool  # a question
     role: str
     cues: Cues
+    language: str | None = None
 
     def offset(self, word: int) -> int:
         """Where word ``word`` starts in :attr:`text`."""
@@ -74,11 +75,34 @@ class Clause:
 
 
 _FILLER_PAIRS = frozenset([("you", "know"), ("o", "sea")])
+# "este" is a Spanish filler ("eh, este...") unless it names a time ("este jueves")
+_AFTER_ESTE = frozenset(
+    [
+        "lunes",
+        "martes",
+        "miercoles",
+        "jueves",
+        "viernes",
+        "sabado",
+        "domingo",
+        "mes",
+        "ano",
+        "fin",
+        "verano",
+        "invierno",
+        "otono",
+    ]
+)
 
 
 def normalize_words(raw: str, language: str | None) -> list[str]:
     """Folded words, fillers dropped ("um", "you know", "o sea"), spoken numbers as digits."""
     words = [w for w in words_of(raw) if w not in _FILLERS]
+    words = [
+        w
+        for i, w in enumerate(words)
+        if w != "este" or (i + 1 < len(words) and words[i + 1] in _AFTER_ESTE)
+    ]
     kept: list[str] = []
     for word in words:
         if kept and (kept[-1], word) in _FILLER_PAIRS:
@@ -101,7 +125,8 @@ def _clauses(text: str, role: str, language: str | None) -> list[Clause]:
         folded = " ".join(words)
         asked = raw.rstrip().endswith(("?", "؟")) or raw.lstrip().startswith("¿")
         asked = asked or bool(cues.question.match(folded))
-        out.append(Clause(raw, folded, words, tuple(find_terms(list(words))), asked, role, cues))
+        mentions = tuple(find_terms(list(words)))
+        out.append(Clause(raw, folded, words, mentions, asked, role, cues, language))
     return out
 
 

@@ -14,8 +14,10 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from .changes import CurrentFact, FactChange
+from .medications import medications
 from .reconcile import add_or_supersede, close, slug
-from .when import dose_in, find_date, find_onset, find_time
+from .vocabulary import said_words, words_of
+from .when import find_date, find_onset, find_slash_date, find_time
 
 if TYPE_CHECKING:
     from .extract import Clause
@@ -91,7 +93,8 @@ _BEFORE_NAME = frozenset(
 _KUNYA = ("أم", "أبو", "ابو", "ام")
 _REACTION_WORDS = re.compile(
     r"\b(?:hives|rash|swelling|swell|welts|itch\w*|anaphyla\w*|nausea|vomiting|wheez\w*|"
-    r"urticaria|sarpullido|ronchas|picazon|urticaire|plaques|demangeaisons|eczema)\b|طفح|تورم|حكة"
+    r"urticaria|sarpullido|ronchas|picazon|hinchazon|urticaire|plaques|demangeaisons|eczema|boutons|"
+    r"oedeme|trouble breathing|can't breathe)\b|طفح|تورم|حكة"
 )
 _CUT = re.compile(r"\s*(?:,|\.|;|\band\b|\bbut\b|\by\b|\bet\b|\bو)\s*")
 
@@ -109,6 +112,25 @@ def _for_self(clause: Clause) -> bool:
     return clause.cues.other.search(clause.text) is None
 
 
+def _reacts(clause: Clause) -> bool:
+    """ "eggs make me break out in hives", "el ibuprofeno me da ronchas": a reaction
+    to a named allergen or drug, said without the word allergy."""
+    if not any(m.section in ("allergens", "drugs") for m in clause.mentions):
+        return False
+    said = clause.cues.reaction.search(clause.text)
+    return said is not None and _REACTION_WORDS.search(_first(said)) is not None
+
+
+def _as_said(clause: Clause, folded: str) -> str:
+    """``folded`` (words of the clause's text) in the patient's spelling, when found."""
+    want = folded.split()
+    plain, said = words_of(clause.raw), said_words(clause.raw)
+    for at in range(len(plain) - len(want) + 1):
+        if plain[at : at + len(want)] == want:
+            return " ".join(said[at : at + len(want)])
+    return folded
+
+
 def clause_changes(
     clause: Clause,
     current: Mapping[str, CurrentFact],
@@ -120,7 +142,7 @@ def clause_changes(
         return
     cues = clause.cues
     corrected = bool(cues.correction.search(clause.text))
-    allergic = bool(cues.allergy.search(clause.text))
+    allergic = bool(cues.allergy.search(clause.text)) or _reacts(clause)
     said_name = False
     if clause.role == "user":
         for change in _preferred_name(clause, current, corrected):
@@ -131,89 +153,33 @@ def clause_changes(
         for change in _preferred_language(clause, current):
             found_language = True
             yield change
+    stated = False
     if allergic:
-        yield from _allergies(clause, current, corrected)
+        for change in _allergies(clause, current, corrected):
+            stated = True
+            yield change
     elif not clause.asked:
-        yield from _medications(clause, current, ordered, corrected)
+        for change in medications(clause, current, ordered, corrected):
+            stated = True
+            yield change
     if clause.asked:
         return
-    yield from _conditions(clause, current)
+    for change in _conditions(clause, current):
+        stated = True
+        yield change
     timed = list(_appointments(clause, current, now))
     yield from timed
     if not timed:
-        yield from _procedures(clause, current, now)
-    if not allergic:
-        yield from _symptoms(clause, current, now)
-    if clause.role == "user" and not said_name and not found_language:
-        yield from _instructions(clause, current)
-
-
-def _medications(
-    clause: Clause,
-    current: Mapping[str, CurrentFact],
-    ordered: Sequence[CurrentFact],
-    corrected: bool,
-) -> Iterator[FactChange]:
-    cues, text = clause.cues, clause.text
-    drugs = _mentions(clause, "drugs")
-    doses = dose_in(text)
-    stopped = bool(cues.stop.search(text))
-    if not drugs:
-        if corrected and doses:
-            yield from _dose_correction(clause, doses, ordered)
-        return
-    negated = bool(cues.negation.search(cues.stale.sub("", text))) and not stopped
-    if negated or cues.hedge.search(text):
-        return
-    taking = bool(cues.take.search(text)) or bool(cues.confirm.search(text))
-    changed = bool(cues.change.search(text))
-    frequency = cues.frequency.search(text)
-    for number, (start, name) in enumerate(drugs):
-        key = f"medication:{name}"
-        old = current.get(key)
-        end = drugs[number + 1][0] if number + 1 < len(drugs) else len(clause.words)
-        lo, hi = clause.offset(start), clause.offset(end)
-        mine = [d for at, d in doses if lo <= at < hi] or (
-            [d for _, d in doses] if len(drugs) == 1 else []
-        )
-        if not (taking or mine or stopped or (old is not None and (changed or corrected))):
-            continue
-        attrs: dict[str, str] = {"name": name}
-        if mine:
-            attrs["dose"] = mine[0]
-        if frequency and len(drugs) == 1:
-            attrs["frequency"] = frequency.group(0)
-        if stopped:
-            attrs["status"] = "stopped"
-        else:
-            attrs["status"] = "taking"
-        merged = {**(old.attributes if old is not None else {}), **attrs}
-        value = " ".join(v for v in (merged.get("dose"), merged.get("frequency")) if v) or name
-        change = add_or_supersede("medication", key, value, attrs, current, corrected=corrected)
-        if change is not None:
+        for change in _procedures(clause, current, now):
+            stated = True
             yield change
-
-
-def _dose_correction(
-    clause: Clause, doses: list[tuple[int, str]], ordered: Sequence[CurrentFact]
-) -> Iterator[FactChange]:
-    """ "actually it's 20 mg, not 10": the medication whose dose was 10, else the latest one."""
-    stale = clause.cues.stale.search(clause.text)
-    wrong = _first(stale) if stale else ""
-    medications = [f for f in ordered if f.kind == "medication" and f.attributes.get("dose")]
-    target = next(
-        (f for f in reversed(medications) if f.attributes["dose"].split()[0] == wrong), None
-    ) or (medications[-1] if medications else None)
-    if target is None or not target.key:
-        return
-    dose = doses[0][1]
-    attrs = {**target.attributes, "dose": dose}
-    value = " ".join(v for v in (dose, attrs.get("frequency")) if v)
-    change = add_or_supersede(
-        "medication", target.key, value, attrs, {target.key: target}, corrected=True
-    )
-    if change is not None:
-        yield change
+    stated = stated or bool(timed)
+    if not allergic:
+        for change in _symptoms(clause, current, now):
+            stated = True
+            yield change
+    if clause.role == "user" and not said_name and not found_language and not stated:
+        yield from _instructions(clause, current)
 
 
 def _allergies(
@@ -223,7 +189,7 @@ def _allergies(
     names = [k for _, k in _mentions(clause, "allergens") + _mentions(clause, "drugs")]
     if not names or (clause.asked and clause.role == "user"):
         return
-    if cues.negation.search(text):
+    if cues.negation.search(text) or cues.retract.search(text):
         if cues.hedge.search(text):
             return
         for name in names:
@@ -234,7 +200,7 @@ def _allergies(
     reaction = ""
     for said in cues.reaction.finditer(text):
         candidate = _CUT.split(_first(said), maxsplit=1)[0].strip()
-        candidate = re.sub(r"^(?:a|an|some|un|una|une|des|de la|du)\s+", "", candidate)
+        candidate = re.sub(r"^(?:a|an|some|un|una|une|1|des|de la|du)\s+", "", candidate)
         named = any(n.replace("-", " ") in candidate for n in names)
         if candidate and not named and not cues.allergy.search(candidate):
             reaction = candidate
@@ -245,7 +211,7 @@ def _allergies(
     for name in names:
         attrs = {"name": name.replace("-", " ")}
         if reaction:
-            attrs["reaction"] = " ".join(reaction.split()[:6])
+            attrs["reaction"] = _as_said(clause, " ".join(reaction.split()[:6]))
         value = attrs.get("reaction", attrs["name"])
         change = add_or_supersede("allergy", f"allergy:{name}", value, attrs, current)
         if change is not None:
@@ -270,7 +236,9 @@ def _conditions(clause: Clause, current: Mapping[str, CurrentFact]) -> Iterator[
 
 def _dated(clause: Clause, now: datetime | None, past: bool) -> dict[str, str]:
     attrs: dict[str, str] = {}
-    found = find_date(clause.text, now, past=past)
+    found = find_date(clause.text, now, past=past) or find_slash_date(
+        clause.raw, now, day_first=clause.language not in (None, "en"), past=past
+    )
     if found is not None:
         attrs["when"] = found[0]
         if found[1]:

@@ -14,7 +14,14 @@ from __future__ import annotations
 import re
 from datetime import date, datetime, timedelta
 
-__all__ = ["dose_in", "find_date", "find_onset", "find_time", "normalize_numbers"]
+__all__ = [
+    "dose_in",
+    "find_date",
+    "find_onset",
+    "find_slash_date",
+    "find_time",
+    "normalize_numbers",
+]
 
 _UNITS = {
     "en": "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
@@ -71,6 +78,8 @@ def _spoken(words: list[str], lang: str) -> list[str]:
                 continue
             if not pieces or not all(p in table or p in hundred for p in pieces):
                 break
+            if seen and not _joins(total, pieces[0], table, hundred, lang):
+                break
             for piece in pieces:
                 if piece in hundred:
                     total = max(total, 1) * 100
@@ -93,6 +102,22 @@ def _spoken(words: list[str], lang: str) -> list[str]:
     return out
 
 
+def _joins(
+    total: int, piece: str, table: dict[str, int], hundred: tuple[str, ...], lang: str
+) -> bool:
+    """Whether ``piece`` continues the number said so far ("twenty" + "five"), or
+    starts another ("three" "fifteen": a time, 3:15)."""
+    if piece in hundred:
+        return 0 < total < 10 or (lang == "es" and total == 0)
+    value = table[piece]
+    rest = total % 100
+    if rest == 0:
+        return value < 100 or total == 0
+    if lang == "fr" and ((rest in (60, 80) and value < 20) or (rest == 10 and value < 10)):
+        return True  # soixante-dix, quatre-vingt-dix
+    return rest % 10 == 0 and rest >= 20 and value < 10
+
+
 def normalize_numbers(words: list[str], language: str | None) -> list[str]:
     """``words`` with spoken numbers as digits (English and the turn's language)."""
     words = [w.translate(_ARABIC_DIGITS) for w in words]
@@ -103,7 +128,7 @@ def normalize_numbers(words: list[str], language: str | None) -> list[str]:
 
 
 _DOSE = re.compile(
-    r"(?<![\w.])(\d+(?:[.,]\d+)?)\s*(mg|mcg|µg|milligrams?|miligramos?|milligrammes?|"
+    r"(?<![\w.])(\d+(?:[.,]\d+)?)\s*(?:like\s+)?(mg|mcg|µg|milligrams?|miligramos?|milligrammes?|"
     r"micrograms?|microgramos?|microgrammes?|ملغ|ملغم|مغ|ملليغرام|units?|unidades|unites|"
     r"وحدة|ml|g|grams?|gramos?|grammes?|puffs?)(?!\w)"
 )
@@ -169,10 +194,12 @@ _AR_COUNTS = {
     "أسبوع": 7,
     "أسبوعين": 14,
 }
-_MONTH_DAY = re.compile(rf"\b({_MONTH_RE})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?\b")
+_MONTH_DAY = re.compile(rf"\b({_MONTH_RE})\.?\s+(\d{{1,2}})(?:\s?(?:st|nd|rd|th))?\b")
 _DAY_MONTH = re.compile(
-    rf"(?<![\d:])(\d{{1,2}})(?:st|nd|rd|th|er)?\s+(?:of\s+|de\s+)?({_MONTH_RE})(?!\w)"
+    rf"(?<![\d:])(\d{{1,2}})(?:\s?(?:st|nd|rd|th|er))?\s+(?:of\s+|de\s+)?({_MONTH_RE})(?!\w)"
 )
+_AR_AHEAD = {"بعد يومين": 2, "بعد أسبوع": 7, "بعد أسبوعين": 14, "بعد شهر": 30}
+_SLASH = re.compile(r"(?<![\d/])(\d{1,2})/(\d{1,2})(?:/(\d{2}|\d{4}))?(?![\d/])")
 _WEEKDAY_RE = re.compile(
     rf"(?:(?:next|this coming|this|on|el proximo|el|este|ce|يوم)\s+)?(?<!\w)({_DAY_RE})(?!\w)"
     r"(?:\s+(?:prochain|que viene|القادم|المقبل))?"
@@ -199,6 +226,38 @@ def _holiday(text: str, now: date, past: bool) -> tuple[str, date] | None:
     return ("the weekend after thanksgiving" if weekend else "thanksgiving"), day
 
 
+def find_slash_date(
+    raw: str, now: datetime | None, *, day_first: bool, past: bool = False
+) -> tuple[str, str | None] | None:
+    """A date written with slashes in ``raw`` ("3/14", "12/5/2027"): month first
+    in English, day first elsewhere (either way when only one order is a date)."""
+    match = _SLASH.search(raw)
+    if match is None:
+        return None
+    a, b = int(match.group(1)), int(match.group(2))
+    month, day = (b, a) if day_first else (a, b)
+    if month > 12 and day <= 12:
+        month, day = day, month
+    if not (1 <= month <= 12 and 1 <= day <= 31):
+        return None
+    if now is None:
+        return match.group(0), None
+    today = now.date()
+    year = match.group(3)
+    try:
+        if year:
+            when = date(int(year) + (2000 if len(year) == 2 else 0), month, day)
+        else:
+            when = date(today.year, month, day)
+            if not past and when <= today:
+                when = date(today.year + 1, month, day)
+            if past and when > today:
+                when = date(today.year - 1, month, day)
+    except ValueError:
+        return match.group(0), None
+    return match.group(0), when.isoformat()
+
+
 def find_date(
     text: str, now: datetime | None, *, past: bool = False
 ) -> tuple[str, str | None] | None:
@@ -219,6 +278,9 @@ def find_date(
     if match := _IN_N.search(text):
         n = int(match.group(1)) * (7 if match.group(2)[0] in "wsأ" else 1)
         return match.group(0), (today + timedelta(days=n)).isoformat() if today else None
+    for said, n in sorted(_AR_AHEAD.items(), key=lambda item: -len(item[0])):
+        if said in text:
+            return said, (today + timedelta(days=n)).isoformat() if today else None
     month_day = _MONTH_DAY.search(text) or _DAY_MONTH.search(text)
     if month_day:
         a, b = month_day.group(1), month_day.group(2)
@@ -307,4 +369,6 @@ def find_time(text: str) -> str | None:
         if meridiem == "am" and hour == 12:
             hour = 0
         return f"{hour:02d}:{minute or '00'}"
+    if re.search(r"\b(?:noon|midday|mediodia|midi)\b|الظهر", text):
+        return "12:00"
     return None

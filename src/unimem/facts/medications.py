@@ -1,0 +1,126 @@
+"""The medication rule, applied to one clause of a turn: a medicine taken (dose,
+frequency), its dose changed or corrected, stopped, or replaced by another
+("they switched me from X to Y": the old one stops, the new one is taken)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING
+
+from .changes import CurrentFact, FactChange
+from .reconcile import add_or_supersede
+from .when import dose_in
+
+if TYPE_CHECKING:
+    from .extract import Clause
+
+__all__ = ["medications"]
+
+
+def _first(match: re.Match[str]) -> str:
+    return next((g for g in match.groups() if g), "")
+
+
+def medications(
+    clause: Clause,
+    current: Mapping[str, CurrentFact],
+    ordered: Sequence[CurrentFact],
+    corrected: bool,
+) -> Iterator[FactChange]:
+    cues, text = clause.cues, clause.text
+    drugs = [(m.start, m.key) for m in clause.mentions if m.section == "drugs"]
+    doses = dose_in(text)
+    stopped = bool(cues.stop.search(text))
+    if not drugs:
+        if corrected and doses:
+            yield from _dose_correction(clause, doses, ordered)
+        return
+    negated = bool(cues.negation.search(cues.stale.sub("", text))) and not stopped
+    if negated or cues.hedge.search(text):
+        return
+    replaced = _replaced(clause, drugs, current)
+    taking = bool(cues.take.search(text)) or bool(cues.confirm.search(text))
+    changed = bool(cues.change.search(text))
+    frequency = cues.frequency.search(text)
+    for number, (start, name) in enumerate(drugs):
+        key = f"medication:{name}"
+        old = current.get(key)
+        end = drugs[number + 1][0] if number + 1 < len(drugs) else len(clause.words)
+        lo, hi = clause.offset(start), clause.offset(end)
+        mine = [d for at, d in doses if lo <= at < hi] or (
+            [d for _, d in doses] if len(drugs) == 1 else []
+        )
+        if number == replaced:  # the medicine another one replaces stops
+            if old is not None:
+                stop = add_or_supersede(
+                    "medication", key, old.value or name, {"status": "stopped"}, current
+                )
+                if stop is not None:
+                    yield stop
+            continue
+        if replaced is not None:
+            taking, stopped = True, False
+        if not (taking or mine or stopped or (old is not None and (changed or corrected))):
+            continue
+        attrs: dict[str, str] = {"name": name}
+        if mine:
+            attrs["dose"] = mine[0]
+        if frequency and len(drugs) == 1:
+            attrs["frequency"] = frequency.group(0)
+        if stopped:
+            attrs["status"] = "stopped"
+        else:
+            attrs["status"] = "taking"
+        merged = {**(old.attributes if old is not None else {}), **attrs}
+        value = " ".join(v for v in (merged.get("dose"), merged.get("frequency")) if v) or name
+        change = add_or_supersede("medication", key, value, attrs, current, corrected=corrected)
+        if change is not None:
+            yield change
+
+
+def _replaced(
+    clause: Clause, drugs: list[tuple[int, str]], current: Mapping[str, CurrentFact]
+) -> int | None:
+    """Which of the clause's medicines another one replaces ("they switched me from X
+    to Y", "Y instead of X", "on m'a fait passer du X au Y", "Y بدل X"), or None.
+
+    The one said after "instead of" (or its like); else, of two or more, the only
+    one that is current; else the one said after "from"; else the first. Whichever
+    it is stops, so no replaced medicine stays current."""
+    cues, text = clause.cues, clause.text
+    starts = [clause.offset(start) for start, _ in drugs]
+    strong = {m.end() for m in cues.replaced.finditer(text)}
+    after = [i for i, at in enumerate(starts) if at in strong]
+    if after:
+        return after[0]
+    if len(drugs) < 2 or not cues.switch.search(text):
+        return None
+    held = [i for i, (_, name) in enumerate(drugs) if f"medication:{name}" in current]
+    if len(held) == 1:
+        return held[0]
+    weak = {m.end() for m in cues.source.finditer(text)}
+    source = [i for i, at in enumerate(starts) if at in weak]
+    return source[0] if len(source) == 1 else 0
+
+
+def _dose_correction(
+    clause: Clause, doses: list[tuple[int, str]], ordered: Sequence[CurrentFact]
+) -> Iterator[FactChange]:
+    """ "actually it's 20 mg, not 10": the medication whose dose was 10, else the latest one."""
+    stale = clause.cues.stale.search(clause.text)
+    wrong = _first(stale) if stale else ""
+    medications = [f for f in ordered if f.kind == "medication" and f.attributes.get("dose")]
+    target = next(
+        (f for f in reversed(medications) if f.attributes["dose"].split()[0] == wrong), None
+    ) or (medications[-1] if medications else None)
+    if target is None or not target.key:
+        return
+    dose = doses[0][1]
+    attrs = {**target.attributes, "dose": dose}
+    value = " ".join(v for v in (dose, attrs.get("frequency")) if v)
+    change = add_or_supersede(
+        "medication", target.key, value, attrs, {target.key: target}, corrected=True
+    )
+    if change is not None:
+        yield change
