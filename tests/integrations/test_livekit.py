@@ -48,6 +48,12 @@ async def test_turns_are_stored_and_memory_reaches_the_llm(
         result = await session.run(user_input="how do I take metformin?")
         result.expect.next_event().is_message(role="assistant")
         await memory.set_audio_enabled(session, False)  # the user switches to typing
+        await memory.flush()
+        # recorded when audio goes off, before a typed turn could reveal it
+        switched = await adapter_memory.get_events("visit-lk", "mode_switch", user_id="alice")
+        assert [(e.data["to_mode"], e.data["trigger"]) for e in switched] == [
+            ("text", "user_request")
+        ]
         await session.run(user_input="thanks")
 
     history = await adapter_memory.get_history("visit-lk", user_id="alice")
