@@ -166,3 +166,64 @@ def test_este_is_a_filler_unless_it_names_a_time() -> None:
     )
     (visit,) = _changes("tengo cita en cardiología este jueves", language="es")
     assert visit.attributes["date"] == "2026-12-10"
+
+
+METFORMIN = _fact(
+    "f2",
+    "medication",
+    "medication:metformin",
+    "500 mg",
+    name="metformin",
+    dose="500 mg",
+    status="taking",
+)
+
+
+def test_a_stop_belongs_to_the_medicine_it_is_said_with() -> None:
+    changes = _changes(
+        "the doctor discontinued lisinopril and started me on losartan 25 mg",
+        current=[LISINOPRIL],
+    )
+    assert [(c.key, c.attributes["status"]) for c in changes] == [
+        ("medication:lisinopril", "stopped"),
+        ("medication:losartan", "taking"),
+    ]
+    changes = _changes(
+        "i stopped lisinopril but still take metformin", current=[LISINOPRIL, METFORMIN]
+    )
+    assert [(c.key, c.attributes["status"]) for c in changes] == [
+        ("medication:lisinopril", "stopped")
+    ]
+
+
+@pytest.mark.parametrize(
+    "text", ["i used to take lisinopril", "ran out of lisinopril and never refilled it"]
+)
+def test_a_medicine_no_longer_taken_said_another_way_stops(text: str) -> None:
+    (change,) = _changes(text, current=[LISINOPRIL])
+    assert (change.op, change.attributes["status"]) == ("supersede", "stopped")
+
+
+def test_a_correction_with_bare_numbers_fixes_the_medicine_whose_dose_it_rejects() -> None:
+    (change,) = _changes("sorry it's 250, not 500", current=[LISINOPRIL, METFORMIN])
+    assert (change.key, change.attributes["dose"], change.corrected) == (
+        "medication:metformin",
+        "250 mg",
+        True,
+    )
+    # no current dose is rejected: nothing to correct
+    assert _changes("it was 25 not 50", current=[LISINOPRIL, METFORMIN]) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "dose"),
+    [("they cut my lisinopril in half", "5 mg"), ("they doubled the lisinopril", "20 mg")],
+)
+def test_a_dose_halved_or_doubled(text: str, dose: str) -> None:
+    (change,) = _changes(text, current=[LISINOPRIL])
+    assert (change.op, change.attributes["dose"]) == ("supersede", dose)
+
+
+def test_a_negative_allergy_test_closes_the_allergy() -> None:
+    (change,) = _changes("the penicillin allergy test came back negative", current=[PENICILLIN])
+    assert change.op == "close"

@@ -82,7 +82,7 @@ _RAW: dict[str, dict[str, str]] = {
     },
     "stop": {
         "en": r"\b(?:stopped|stop|quit|discontinued|took me off|taken off|off the|came off|got off|weaned off|dropped|no longer|anymore|"
-        r"any more)\b",
+        r"any more|used to take|ran out of|never refilled)\b",
         "es": r"\b(?:quitaron|ya no|deje|suspendi\w*|retiraron|dejar de|dejo de|lo deje)\b",
         "fr": r"\b(?:arrete|arreter|ne prends plus|supprime|stoppe|plus de|retire)\b",
         "ar": r"(?:أوقفوا|اوقفوا|توقفت|أوقف|لم أعد|أوقفت|أوقفها|تركت|قطعت)",
@@ -126,7 +126,8 @@ _RAW: dict[str, dict[str, str]] = {
         "ar": r"(?:من)\s+",
     },
     "retract": {
-        "en": r"\b(?:scratch|remove|delete|take \w+(?: \w+)? off|cross \w+(?: \w+)? off|was a mistake|was wrong|not actually|no longer)\b",
+        "en": r"\b(?:scratch|remove|delete|take \w+(?: \w+)? off|cross \w+(?: \w+)? off|was a mistake|was wrong|not actually|no longer|"
+        r"(?:came back|tested|test was|tests were) negative)\b",
         "es": r"\b(?:quite|quitar|quiten|borre|borrar|elimine|eliminar|fue un error|ya no)\b",
         "fr": r"\b(?:enlevez|enlever|retirez|retirer|supprimez|effacez|c'etait une erreur|plus)\b",
         "ar": r"(?:احذف|امسح|شيل|ألغ|الغ|كان خطأ|لم يعد)",

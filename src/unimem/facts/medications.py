@@ -35,6 +35,8 @@ def medications(
     if not drugs:
         if corrected and doses:
             yield from _dose_correction(clause, doses, ordered)
+        elif not doses:
+            yield from _bare_correction(clause, ordered)
         return
     negated = bool(cues.negation.search(cues.stale.sub("", text))) and not stopped
     if negated or cues.hedge.search(text):
@@ -51,6 +53,13 @@ def medications(
         mine = [d for at, d in doses if lo <= at < hi] or (
             [d for _, d in doses] if len(drugs) == 1 else []
         )
+        # a stop cue belongs to the medicine it is said with ("stopped X but still take Y")
+        since = clause.offset(drugs[number - 1][0] + 1) if number else 0
+        stopped = bool(cues.stop.search(text[since:hi]))
+        if not mine and old is not None and old.attributes.get("dose"):
+            scale = _SCALED.search(text[since:hi])
+            if scale:
+                mine = [_times(old.attributes["dose"], 0.5 if _HALF.match(scale.group(0)) else 2)]
         if number == replaced:  # the medicine another one replaces stops
             if old is not None:
                 stop = add_or_supersede(
@@ -77,6 +86,58 @@ def medications(
         change = add_or_supersede("medication", key, value, attrs, current, corrected=corrected)
         if change is not None:
             yield change
+
+
+_SCALED = re.compile(
+    r"\b(?:in half|by half|half the dose|halved|doubled|double the dose|a la mitad|la mitad|"
+    r"de moitie|la moitie|double)\b|النصف|الضعف"
+)
+_HALF = re.compile(r".*(?:half|mitad|moitie|النصف)")
+_BARE = re.compile(r"(?<![\d.:])(\d+(?:\.\d+)?)(?![\d.:])")
+
+
+def _times(dose: str, factor: float) -> str:
+    """``dose`` ("10 mg") scaled: "5 mg" for half, "20 mg" for double."""
+    amount, _, unit = dose.partition(" ")
+    try:
+        value = float(amount) * factor
+    except ValueError:
+        return dose
+    said = f"{value:g}"
+    return f"{said} {unit}".strip()
+
+
+def _bare_correction(clause: Clause, ordered: Sequence[CurrentFact]) -> Iterator[FactChange]:
+    """ "it was 25 not 50", "sorry, it's twenty, not ten": numbers without a unit,
+    the rejected one a current medicine's dose; that medicine takes the other."""
+    stale = clause.cues.stale.search(clause.text)
+    if stale is None:
+        return
+    wrong = _first(stale)
+    target = next(
+        (
+            f
+            for f in reversed(ordered)
+            if f.kind == "medication"
+            and f.key
+            and (f.attributes.get("dose") or "").split(" ")[0] == wrong
+        ),
+        None,
+    )
+    if target is None or not target.key:
+        return
+    said = [m.group(1) for m in _BARE.finditer(clause.text[: stale.start()])]
+    if len(said) != 1 or said[0] == wrong:
+        return
+    unit = target.attributes["dose"].partition(" ")[2]
+    dose = f"{said[0]} {unit}".strip()
+    attrs = {**target.attributes, "dose": dose}
+    value = " ".join(v for v in (dose, attrs.get("frequency")) if v)
+    change = add_or_supersede(
+        "medication", target.key, value, attrs, {target.key: target}, corrected=True
+    )
+    if change is not None:
+        yield change
 
 
 def _replaced(
