@@ -22,8 +22,9 @@ stored turns and one pinned fact, so unimem's context has real work to do.
   (called inline by the session; the writes go to the background).
 * In both, the background writes of a turn finish before the next turn starts
   (untimed), as between the turns of a conversation.
-* OpenAI Agents SDK: ``UnimemSession`` (on both stores) beside ``SQLiteSession``
-  (a file) and ``RedisSession``: add one item, read the last 10.
+* OpenAI Agents SDK: ``UnimemSession`` (on both stores and on a SQLite file)
+  beside ``SQLiteSession`` (a file) and ``RedisSession``: add one item, read
+  the last 10.
 
 Prints p50/p99 in milliseconds, and for each adapter how much of a turn's
 time is the service's ``build_llm_context`` and how much the adapter's own;
@@ -297,6 +298,12 @@ async def run(args: argparse.Namespace) -> None:
             for name, memory in services.items()
         }
         with tempfile.TemporaryDirectory() as tmp:
+            # the durable store of one machine, beside the SDK's own file
+            on_file = UnifiedMemoryService.from_url(f"sqlite:///{Path(tmp) / 'unimem.db'}")
+            await on_file.setup()
+            subjects["UnimemSession, sqlite (file)"] = UnimemSession(
+                on_file, "oa-sqlite", user_id="bench"
+            )
             subjects["SQLiteSession (file)"] = SQLiteSession("oa", str(Path(tmp) / "agents.db"))
             client = aioredis.Redis.from_url(args.redis)
             redis_session = RedisSession(
@@ -308,6 +315,7 @@ async def run(args: argparse.Namespace) -> None:
                 results[name] = await session_ops(session, args.ops)
             await redis_session.clear_session()
             await client.aclose()
+            await on_file.aclose()
         for name, (adds, reads) in results.items():
             print(
                 f"{name:52} {pct(adds, 0.5):>8.3f} {pct(adds, 0.99):>8.3f} "
