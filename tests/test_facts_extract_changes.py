@@ -227,3 +227,23 @@ def test_a_dose_halved_or_doubled(text: str, dose: str) -> None:
 def test_a_negative_allergy_test_closes_the_allergy() -> None:
     (change,) = _changes("the penicillin allergy test came back negative", current=[PENICILLIN])
     assert change.op == "close"
+
+
+@pytest.mark.parametrize(
+    ("text", "language"),
+    [
+        ("they bumped it up to 20 mg", "en"),
+        ("me subieron la dosis a 20 mg", "es"),
+        ("on m'a augmenté la dose à 20 mg", "fr"),
+    ],
+)
+def test_a_new_dose_with_no_drug_named_changes_the_latest_medicine(
+    text: str, language: str
+) -> None:
+    (change,) = _changes(text, language=language, current=[METFORMIN, LISINOPRIL])
+    assert (change.key, change.attributes["dose"], change.corrected) == (
+        "medication:lisinopril",
+        "20 mg",
+        False,
+    )
+    assert _changes("i don't think the dose changed to 20 mg", current=[LISINOPRIL]) == []

@@ -89,8 +89,8 @@ _RAW: dict[str, dict[str, str]] = {
     },
     "change": {
         "en": r"\b(?:bumped|raised|increased|upped|lowered|decreased|reduced|changed|switched|adjusted|up to|"
-        r"down to|now)\b",
-        "es": r"\b(?:subio|bajo|cambiaron|cambio|aumento|redujo|ahora)\b",
+        r"down to|now|went up|went down)\b",
+        "es": r"\b(?:subio|subieron|bajo|bajaron|cambiaron|cambio|aumento|aumentaron|redujo|redujeron|ahora)\b",
         "fr": r"\b(?:augmente|baisse|diminue|change|maintenant|passe)\b",
         "ar": r"(?:رفع|خفض|خفضت|زاد|صرت|غير|قلل)",
     },

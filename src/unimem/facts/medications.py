@@ -33,8 +33,8 @@ def medications(
     doses = dose_in(text)
     stopped = bool(cues.stop.search(text))
     if not drugs:
-        if corrected and doses:
-            yield from _dose_correction(clause, doses, ordered)
+        if doses and (corrected or _dose_changed(clause)):
+            yield from _dose_correction(clause, doses, ordered, corrected=corrected)
         elif not doses:
             yield from _bare_correction(clause, ordered)
         return
@@ -140,6 +140,18 @@ def _bare_correction(clause: Clause, ordered: Sequence[CurrentFact]) -> Iterator
         yield change
 
 
+_DOSE_WORD = re.compile(r"\b(?:dose|dosage|dosis)\b|جرعة|الجرعة")
+
+
+def _dose_changed(clause: Clause) -> bool:
+    """ "they bumped it up to 20 mg", "me subieron la dosis a 20 mg": a new dose
+    with no drug named, said as a change (not denied, not hedged)."""
+    cues, text = clause.cues, clause.text
+    if cues.negation.search(cues.stale.sub("", text)) or cues.hedge.search(text):
+        return False
+    return bool(cues.change.search(text)) or bool(_DOSE_WORD.search(text))
+
+
 def _replaced(
     clause: Clause, drugs: list[tuple[int, str]], current: Mapping[str, CurrentFact]
 ) -> int | None:
@@ -166,9 +178,14 @@ def _replaced(
 
 
 def _dose_correction(
-    clause: Clause, doses: list[tuple[int, str]], ordered: Sequence[CurrentFact]
+    clause: Clause,
+    doses: list[tuple[int, str]],
+    ordered: Sequence[CurrentFact],
+    *,
+    corrected: bool = True,
 ) -> Iterator[FactChange]:
-    """ "actually it's 20 mg, not 10": the medication whose dose was 10, else the latest one."""
+    """ "actually it's 20 mg, not 10": the medication whose dose was 10, else the latest one
+    (also for a new dose said with no drug: "they bumped it up to 20 mg")."""
     stale = clause.cues.stale.search(clause.text)
     wrong = _first(stale) if stale else ""
     medications = [f for f in ordered if f.kind == "medication" and f.attributes.get("dose")]
@@ -181,7 +198,7 @@ def _dose_correction(
     attrs = {**target.attributes, "dose": dose}
     value = " ".join(v for v in (dose, attrs.get("frequency")) if v)
     change = add_or_supersede(
-        "medication", target.key, value, attrs, {target.key: target}, corrected=True
+        "medication", target.key, value, attrs, {target.key: target}, corrected=corrected
     )
     if change is not None:
         yield change
