@@ -40,10 +40,15 @@ def top_k(
     if k <= 0 or not blobs:
         return []
     size = query.shape[0] * _DTYPE.itemsize
-    keep = [i for i, blob in enumerate(blobs) if len(blob) == size]
+    if all(len(blob) == size for blob in blobs):  # the usual case: one model, one length
+        keep = list(range(len(blobs)))
+        joined = b"".join(blobs)
+    else:
+        keep = [i for i, blob in enumerate(blobs) if len(blob) == size]
+        joined = b"".join(blobs[i] for i in keep)
     if not keep:
         return []
-    matrix = np.frombuffer(b"".join(blobs[i] for i in keep), dtype=_DTYPE).reshape(len(keep), -1)
+    matrix = np.frombuffer(joined, dtype=_DTYPE).reshape(len(keep), -1)
     scores = matrix @ query.astype(np.float32)
     n = min(k, len(keep))
     best = np.argpartition(-scores, n - 1)[:n]

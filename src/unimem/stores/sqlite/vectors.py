@@ -43,9 +43,10 @@ VECTOR_MIGRATION: tuple[str, ...] = (
     "CREATE TABLE vector_queue (ticket INTEGER PRIMARY KEY AUTOINCREMENT, "
     "session_id TEXT NOT NULL, seq INTEGER NOT NULL, user_id TEXT NOT NULL, "
     "queued_us INTEGER NOT NULL, UNIQUE (session_id, seq))",
+    # a rowid table: a WITHOUT ROWID row this long would spill to overflow pages
     "CREATE TABLE entry_vectors (session_id TEXT NOT NULL, seq INTEGER NOT NULL, "
     "user_id TEXT NOT NULL, model TEXT NOT NULL, vector BLOB NOT NULL, "
-    "PRIMARY KEY (session_id, seq)) WITHOUT ROWID",
+    "PRIMARY KEY (session_id, seq))",
     "CREATE INDEX entry_vectors_by_user ON entry_vectors (user_id, model)",
     f"CREATE TRIGGER entries_vector_insert AFTER INSERT ON entries BEGIN {_QUEUE}; END",
     f"""CREATE TRIGGER entries_vector_update AFTER UPDATE OF data ON entries
