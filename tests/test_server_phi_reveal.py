@@ -32,7 +32,7 @@ def chat() -> Iterator[FakeChat]:
 
 
 def _settings(tmp_path: Path, chat: FakeChat | None = None, **changes: Any) -> Any:
-    llm = LLMEndpoint(chat.url, model="tiny", timeout=3.0) if chat is not None else None
+    llm = LLMEndpoint(chat.url, model="tiny", timeout=10.0) if chat is not None else None
     return settings(tmp_path, encryption_keys=KEYS, llm=llm, sweep_interval=0, **changes)
 
 
@@ -64,6 +64,8 @@ async def test_the_owner_reads_their_words_and_nobody_else_does(
         audit = (await client.get("/v1/me/audit", headers=auth("alice"))).json()
         reveals = [r for r in audit if r["action"] == "reveal"]
         assert [r["details"]["view"] for r in reveals] == ["history", "export"]
+        facts = await client.get("/v1/me/facts", params={"reveal": "true"}, headers=auth("bob"))
+        assert facts.status_code == 200 and NAME not in facts.text
         metrics = await client.get("/metrics")
         assert metrics.status_code == 200 and NAME not in metrics.text
     logged = "\n".join(r.getMessage() + repr(r.args) for r in caplog.records)

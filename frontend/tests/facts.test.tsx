@@ -32,7 +32,7 @@ describe("FactsPanel", () => {
     expect(within(panel).queryAllByTestId("fact-text").map((t) => t.textContent)).not.toContain(
       "Medication: lisinopril 10 mg",
     );
-    expect(server.count("GET", "/v1/me/facts?include_history=true")).toHaveLength(1);
+    expect(server.count("GET", "/v1/me/facts?include_history=true&reveal=true")).toHaveLength(1);
   });
 
   it("confirms, corrects and deletes a fact through the API", async () => {

@@ -320,13 +320,16 @@ class MemoryClient:
         user_id: str | None = None,
         include_history: bool = False,
         kinds: Sequence[str] | None = None,
+        reveal: bool = False,
     ) -> list[Fact]:
         """The user's facts, oldest first; see :meth:`UnifiedMemoryService.list_facts`."""
         self._user(user_id)
-        params = {
+        params: dict[str, Any] = {
             "include_history": include_history,
             "kinds": list(kinds) if kinds is not None else None,
         }
+        if reveal:
+            params["reveal"] = "true"
         response = await self._request("GET", "/v1/me/facts", params=params)
         return _FACTS.validate_json(response.content)
 

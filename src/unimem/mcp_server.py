@@ -98,6 +98,10 @@ class AddFactArgs(_Args):
 class ListFactsArgs(_Args):
     """List the user's facts, oldest first."""
 
+    reveal: bool = Field(
+        default=False,
+        description="the user's own words: PHI tokens replaced by their values (audited)",
+    )
     include_history: bool = Field(
         default=False, description="also the facts a change or a correction closed"
     )
@@ -191,7 +195,9 @@ async def _add_fact(service: UnifiedMemoryService, user: str, a: AddFactArgs) ->
 
 
 async def _list_facts(service: UnifiedMemoryService, user: str, a: ListFactsArgs) -> Any:
-    facts = await service.list_facts(user_id=user, include_history=a.include_history, kinds=a.kinds)
+    facts = await service.list_facts(
+        user_id=user, include_history=a.include_history, kinds=a.kinds, reveal=a.reveal
+    )
     return {"facts": [f.model_dump(mode="json") for f in facts]}
 
 

@@ -91,3 +91,15 @@ async def test_the_summary_of_older_turns_is_revealed_and_stored_with_tokens(
     assert NAME in summary and "[PERSON_1]" not in summary
     stored = await service.store.get_summary("s1")
     assert stored is not None and NAME not in stored.text and "[PERSON_1]" in stored.text
+
+
+async def test_the_owners_facts_are_revealed_on_request_only(service: UnifiedMemoryService):
+    await anonymized(service, "u1", "u2")
+    await service.add_entry("s1", user(SAID), user_id="u1")
+    await service.add_fact(f"preferred name {NAME}", "preference", user_id="u1", session_id="s1")
+    assert NAME not in str(await service.list_facts(user_id="u1"))
+    shown = await service.list_facts(user_id="u1", reveal=True)
+    assert f"preferred name {NAME}" in [f.text for f in shown]
+    assert NAME not in str(await service.list_facts(user_id="u2", reveal=True))
+    audit = [r for r in await service.list_audit(user_id="u1") if r.action == "reveal"]
+    assert [r.details["view"] for r in audit] == ["facts"]

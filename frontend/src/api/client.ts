@@ -318,7 +318,9 @@ export class ApiClient {
 
   /** The caller's facts, oldest first; with `includeHistory`, the closed ones too. */
   listFacts(includeHistory = false): Promise<Fact[]> {
-    return ok(this.http.GET("/v1/me/facts", { params: { query: { include_history: includeHistory } } }));
+    return ok(
+      this.http.GET("/v1/me/facts", { params: { query: { include_history: includeHistory, reveal: true } } }),
+    );
   }
 
   /** Mark a current fact as confirmed. */

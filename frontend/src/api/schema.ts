@@ -112,7 +112,8 @@ export interface paths {
         };
         /**
          * The caller's facts, oldest first
-         * @description The caller's current facts (with ``include_history``, the closed ones too).
+         * @description The caller's current facts (with ``include_history``, the closed ones too;
+         *     with ``reveal``, in the caller's own words, audited).
          */
         get: operations["list_facts"];
         put?: never;
@@ -1790,6 +1791,8 @@ export interface operations {
                 include_history?: boolean;
                 /** @description only these kinds (allergy, medication, ...) */
                 kinds?: string[] | null;
+                /** @description PHI tokens replaced by their values */
+                reveal?: boolean;
             };
             header?: never;
             path?: never;

@@ -58,10 +58,14 @@ async def list_facts(
         list[str] | None,
         Query(max_length=32, description="only these kinds (allergy, medication, ...)"),
     ] = None,
+    reveal: Annotated[bool, Query(description="PHI tokens replaced by their values")] = False,
 ) -> Response:
-    """The caller's current facts (with ``include_history``, the closed ones too)."""
+    """The caller's current facts (with ``include_history``, the closed ones too;
+    with ``reveal``, in the caller's own words, audited)."""
     return ModelResponse(
-        await service.list_facts(user_id=user, include_history=include_history, kinds=kinds)
+        await service.list_facts(
+            user_id=user, include_history=include_history, kinds=kinds, reveal=reveal
+        )
     )
 
 

@@ -663,6 +663,7 @@ class UnifiedMemoryService:
         user_id: str | None = None,
         include_history: bool = False,
         kinds: Sequence[str] | None = None,
+        reveal: bool = False,
     ) -> list[Fact]:
         """The user's facts, oldest first: those pinned and those found in the
         conversation (each user and assistant turn updates them).
@@ -672,13 +673,18 @@ class UnifiedMemoryService:
             include_history: also the facts a change or a correction closed
                 (``valid_to`` set), oldest first among the rest.
             kinds: only facts of these kinds (``allergy``, ``medication``, ...).
+            reveal: PHI tokens replaced by their values from the user's vault
+                (as :meth:`get_history`; audited).
 
         Raises:
             InvalidInputError: ``kinds`` is not a list of names.
         """
-        return await self._facts.list_facts(
+        facts = await self._facts.list_facts(
             user_id=user_id, include_history=include_history, kinds=kinds
         )
+        if _flag(reveal, "reveal"):
+            facts = await self._reveal.facts(facts, self._core.user(user_id))
+        return facts
 
     async def confirm_fact(self, fact_id: str, *, user_id: str | None = None) -> Fact:
         """Mark a current fact of the user as confirmed (``status="confirmed"``).

@@ -153,6 +153,18 @@ class RevealOperations:
         await self.audit(values, "history", actor=actor, session_id=session_id)
         return shown
 
+    async def facts(
+        self, facts: list[Fact], user_id: str, *, actor: str | None = None
+    ) -> list[Fact]:
+        """The user's facts re-identified, each with its own session's values."""
+        if not facts or self._core.keyring is None:
+            return facts
+        values = self.owner(user_id)
+        await values.load({f.session_id for f in facts})
+        shown = [values.fact(f) for f in facts]
+        await self.audit(values, "facts", actor=actor)
+        return shown
+
     async def export(
         self, data: dict[str, Any], user_id: str, *, actor: str | None = None
     ) -> dict[str, Any]:
