@@ -221,3 +221,16 @@ def test_unimem_auto_facts_reaches_the_server_and_the_service():
     back = server.to_settings()
     assert (back.facts.auto, back.facts.llm_timeout) == (False, 0.5)
     assert ServerSettings.from_env({}).to_settings().facts.auto is True
+
+
+def test_a_stored_fact_reads_back_whether_written_before_its_history_fields_or_after():
+    from unimem.models import Fact
+    from unimem.stores.rows import fact_from_json
+
+    new = Fact(id="f1", user_id="u", text="Allergy: sulfa", key="allergy:sulfa", value="sulfa")
+    assert fact_from_json(new.model_dump_json()) == new
+    old = '{"id": "f0", "user_id": "u", "kind": "allergy", "text": "sulfa", "session_id": null, '
+    old += '"entry_id": null, "created_at": "2026-01-02T03:04:05Z"}'
+    read = fact_from_json(old)
+    assert read.current and read.status == "reported" and read.source_entry_ids == []
+    assert read.created_at is not None and read.created_at.tzinfo is not None

@@ -17,19 +17,21 @@ from typing import Any
 
 import orjson
 
-from ..models import MemoryEntry, MemoryEvent, Mode, Role, SessionInfo
+from ..models import Fact, MemoryEntry, MemoryEvent, Mode, Role, SessionInfo
 
 __all__ = [
     "entries_from_json_array",
     "entry_from_dict",
     "entry_from_json",
     "event_from_json",
+    "fact_from_json",
     "session_from_json",
 ]
 
 _ENTRY_KEYS = frozenset(MemoryEntry.model_fields)
 _EVENT_KEYS = frozenset(MemoryEvent.model_fields)
 _SESSION_KEYS = frozenset(SessionInfo.model_fields)
+_FACT_KEYS = frozenset(Fact.model_fields)
 
 
 def _time(value: str | None) -> datetime | None:
@@ -79,3 +81,14 @@ def event_from_json(raw: str | bytes) -> MemoryEvent:
         return MemoryEvent.model_validate(data)
     data["timestamp"] = _time(data["timestamp"])
     return MemoryEvent.model_construct(**data)
+
+
+def fact_from_json(raw: str | bytes) -> Fact:
+    """A fact from the JSON of ``Fact.model_dump_json()`` (a fact written before
+    its history fields existed is validated, and gets their defaults)."""
+    data = orjson.loads(raw)
+    if data.keys() != _FACT_KEYS:
+        return Fact.model_validate(data)
+    for name in ("created_at", "valid_from", "valid_to"):
+        data[name] = _time(data[name])
+    return Fact.model_construct(**data)

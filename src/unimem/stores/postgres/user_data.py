@@ -25,7 +25,7 @@ from ...models import (
     Summary,
 )
 from ..contracts import RECENT_SCAN, DeleteScope, FactsChanged
-from ..rows import entry_from_json, session_from_json
+from ..rows import entry_from_json, fact_from_json, session_from_json
 from ..timeline import apply_entry_changes
 from .vault import delete_vault, sweep_vault
 
@@ -155,7 +155,7 @@ class LaterLayersMixin:
             rows = await conn.fetch(
                 "SELECT data FROM facts WHERE user_id = $1 ORDER BY created_at, id", user_id
             )
-        return [Fact.model_validate_json(r[0]) for r in rows]
+        return [fact_from_json(r[0]) for r in rows]
 
     async def delete_fact(self, user_id: str, fact_id: str) -> bool:
         """Delete one fact of the user; whether it existed."""

@@ -18,7 +18,7 @@ from ...models import (
     Summary,
 )
 from ..contracts import RECENT_SCAN, DeleteScope, FactsChanged
-from ..rows import entry_from_json, event_from_json, session_from_json
+from ..rows import entry_from_json, event_from_json, fact_from_json, session_from_json
 from ..timeline import apply_entry_changes
 from .search import purge_deleted_terms
 from .vault import delete_vault, sweep_vault
@@ -132,7 +132,7 @@ class SQLiteLayers:
             .execute("SELECT data FROM facts WHERE user_id = ? ORDER BY created_us, id", (user_id,))
             .fetchall()
         )
-        return [Fact.model_validate_json(r[0]) for r in rows]
+        return [fact_from_json(r[0]) for r in rows]
 
     async def delete_fact(self, user_id: str, fact_id: str) -> bool:
         with self._tx() as cur:
