@@ -37,6 +37,10 @@ def test_an_empty_app_exposes_the_documented_families() -> None:
         "unimem_store_operation_duration_seconds": "histogram",
         "unimem_degradations": "counter",
         "unimem_live_clients": "gauge",
+        "unimem_recall_index_pending": "gauge",
+        "unimem_recall_index_oldest_pending_seconds": "gauge",
+        "unimem_recall_index_indexed": "gauge",
+        "unimem_recall_index_failures": "gauge",
     }
     assert families["unimem_live_clients"][1] == [("unimem_live_clients", {}, 0.0)]
 
