@@ -52,7 +52,8 @@ async def test_layout_system_facts_history_query(service):
     assert context[1] == {
         "role": "system",
         "content": "Pinned facts about the user (true until removed):\n"
-        "- [allergy] Allergic to penicillin",
+        "- [allergy] Allergic to penicillin\n"
+        "- Symptom: cough",  # found in the first turn; allergies come first
     }
     assert [m["role"] for m in context[2:]] == ["user", "assistant", "user", "user"]
     assert context[-2]["content"] == "[now speaking] ¿Puedo tomar jarabe?"
