@@ -57,7 +57,8 @@ def fake_chat_server() -> Iterator[FakeChat]:
 
     class Handler(BaseHTTPRequestHandler):
         def do_POST(self) -> None:
-            state.requests.append(json.loads(self.rfile.read(int(self.headers["Content-Length"]))))
+            request = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            state.requests.append(request)
             time.sleep(state.first_delay)
             if self.path != "/v1/chat/completions" or state.status != 200:
                 self.send_response(404 if state.status == 200 else state.status)
@@ -65,7 +66,9 @@ def fake_chat_server() -> Iterator[FakeChat]:
                 self.end_headers()
                 self.wfile.write(b'{"error": {"message": "failed"}}')
                 return
-            if not state.requests[-1].get("stream"):  # a plain chat completion
+            # this request's own body: another one (the facts extractor's) may
+            # have been appended meanwhile by another thread
+            if not request.get("stream"):  # a plain chat completion
                 reply = {
                     "id": "chatcmpl-1",
                     "object": "chat.completion",
