@@ -180,3 +180,14 @@ async def test_memory_off_indexes_nothing(dense):
     assert status.pending == 0
     await dense.recall_index.drain()
     assert await stored_vectors(dense) == []
+
+
+async def test_a_single_word_never_said_finds_nothing(dense):
+    # one word's embedding lands near some turn (cosine 0.80 here for a turn of
+    # placeholder tokens); alone, it only reorders what the word itself finds
+    await say(dense, "s1", "My SSN is [SSN_1], call me on [PHONE_1]")
+    await say(dense, "s2", "The nephrologist said my kidneys are working well")
+    await indexed(dense)
+    assert await dense.search_memory("zzyzx", user_id="alice", kinds=["entry"]) == []
+    [hit] = await dense.search_memory("nephrologist", user_id="alice", kinds=["entry"])
+    assert hit.matched_by == ["keyword", "dense"]

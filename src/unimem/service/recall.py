@@ -64,11 +64,12 @@ DENSE_WEIGHT = 0.7
 DENSE_MARGIN = 0.03
 #: Below this cosine a turn is not related to the question at all (the built-in
 #: model's cosines of off-topic questions to a user's turns reach 0.75-0.84, of
-#: related ones 0.86-0.92; 0.80 and 0.82 lost nothing on the tune split, 0.84
-#: lost one turn; at 0.80 a word never said, "zzyzx", still reached a turn of
-#: placeholder tokens at 0.803): with nothing above it, dense recall adds
-#: nothing. Another model needs its own value (``embedder.min_similarity``).
-DENSE_FLOOR = 0.82
+#: related ones 0.86-0.92; 0.80 lost nothing on the tune split, 0.84 lost one
+#: turn): with nothing above it, dense recall adds nothing. Another model needs
+#: its own value (``embedder.min_similarity``). A related pair can sit just
+#: above it ("renal doctor visit" to a nephrologist's turn: 0.819) and a word
+#: never said just below or above (0.803), hence the one-word rule below.
+DENSE_FLOOR = 0.80
 #: How many dense candidates take part in the fusion.
 DENSE_CANDIDATES = 30
 #: A dense candidate needs at least this many search terms: "ok", "got it"
@@ -258,7 +259,14 @@ async def search_user_memory(
                 if len(search_terms(f.entry.content)) >= DENSE_MIN_TERMS
             ]
             floor = max(near[0].score - DENSE_MARGIN if near else 0.0, _floor(embedder))
-            add("dense", DENSE_WEIGHT, [_entry_hit(f, "dense") for f in near if f.score >= floor])
+            kept = [f for f in near if f.score >= floor]
+            if len(question) + len(context) < DENSE_MIN_TERMS:
+                # one word alone ("zzyzx") lands near some turn in embedding space:
+                # its dense ranking only reorders what the word itself found
+                kept = [
+                    f for f in kept if ("entry", f"{f.entry.session_id}\x00{f.entry.id}") in hits
+                ]
+            add("dense", DENSE_WEIGHT, [_entry_hit(f, "dense") for f in kept])
             result.modes.append("dense")
     all_terms = question + context
     if "fact" in kinds:
