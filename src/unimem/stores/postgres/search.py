@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 from ...recall.hits import SearchFilters
 from ..rows import entry_from_json
 from ..search import KeywordHit
+from .filters import Params, filter_clauses
 
 if TYPE_CHECKING:
     import asyncpg
@@ -157,30 +158,9 @@ class PostgresSearch:
         wanted = list(dict.fromkeys(t for t in terms if t))
         if not wanted or limit <= 0:
             return []
-        args: list[object] = [user_id, ""]
-
-        def arg(value: object) -> str:
-            args.append(value)
-            return f"${len(args)}"
-
-        where = ["s.user_id = $1", "s.terms @@ $2::tsquery"]
-        if filters.session_id is not None:
-            where.append(f"s.session_id = {arg(filters.session_id)}")
-        if filters.exclude_session is not None:
-            where.append(f"s.session_id <> {arg(filters.exclude_session)}")
-        if filters.since is not None:
-            where.append(f"s.ts >= {arg(filters.since)}")
-        if filters.until is not None:
-            where.append(f"s.ts < {arg(filters.until)}")
-        on_entry = [
-            f"(e.data->>'{field}') = ANY({arg(list(values))}::text[])"
-            for field, values in (
-                ("mode", filters.modes),
-                ("language", filters.languages),
-                ("role", filters.roles),
-            )
-            if values is not None
-        ]
+        arg = Params(user_id, "")
+        on_row, on_entry = filter_clauses(filters, arg, row="s", time="s")
+        where = ["s.user_id = $1", "s.terms @@ $2::tsquery", *on_row]
         join = "JOIN entries e ON e.session_id = s.session_id AND e.seq = s.seq"
         if on_entry:  # the filter needs the entry: join, then rank what passes
             sql = (
@@ -196,6 +176,6 @@ class PostgresSearch:
                 f"LIMIT {arg(limit)}) AS s {join} ORDER BY s.score DESC, s.ts DESC"
             )
         async with self._conn() as conn:
-            args[1] = await self._tsquery(conn, wanted)
-            rows = await conn.fetch(sql, *args)
+            arg.values[1] = await self._tsquery(conn, wanted)
+            rows = await conn.fetch(sql, *arg.values)
         return [KeywordHit(entry_from_json(data), float(score)) for data, score in rows]

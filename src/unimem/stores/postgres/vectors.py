@@ -28,6 +28,7 @@ from ...recall.vectors import top_k
 from ..rows import entry_from_json
 from ..search import KeywordHit
 from ..vectors import PendingEntry, VectorBacklog, export_vectors
+from .filters import Params, filter_clauses
 
 if TYPE_CHECKING:
     import asyncpg
@@ -130,34 +131,15 @@ class PostgresVectors:
     ) -> list[KeywordHit]:
         if limit <= 0:
             return []
-        args: list[object] = [user_id, model]
-
-        def arg(value: object) -> str:
-            args.append(value)
-            return f"${len(args)}"
-
-        where = ["v.user_id = $1", "v.model = $2"]
-        if filters.session_id is not None:
-            where.append(f"v.session_id = {arg(filters.session_id)}")
-        if filters.exclude_session is not None:
-            where.append(f"v.session_id <> {arg(filters.exclude_session)}")
-        if filters.since is not None:
-            where.append(f"e.ts >= {arg(filters.since)}")
-        if filters.until is not None:
-            where.append(f"e.ts < {arg(filters.until)}")
-        for field, values in (
-            ("mode", filters.modes),
-            ("language", filters.languages),
-            ("role", filters.roles),
-        ):
-            if values is not None:
-                where.append(f"(e.data->>'{field}') = ANY({arg(list(values))}::text[])")
+        arg = Params(user_id, model)
+        on_row, on_entry = filter_clauses(filters, arg, row="v", time="e")
+        where = ["v.user_id = $1", "v.model = $2", *on_row, *on_entry]
         async with self._conn() as conn:
             rows = await conn.fetch(
                 "SELECT v.session_id, v.seq, v.vector FROM entry_vectors v "
                 "JOIN entries e ON e.session_id = v.session_id AND e.seq = v.seq "
                 f"WHERE {' AND '.join(where)}",
-                *args,
+                *arg.values,
             )
             best = top_k(vector, [bytes(r[2]) for r in rows], limit)
             if not best:

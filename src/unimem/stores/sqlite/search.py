@@ -24,13 +24,13 @@ from __future__ import annotations
 import hashlib
 import sqlite3
 from collections.abc import Sequence
-from datetime import datetime
 from typing import TYPE_CHECKING
 
 from ...recall.hits import SearchFilters
 from ...recall.tokens import terms_text
 from ..rows import entry_from_json
 from ..search import KeywordHit
+from .filters import filter_clauses
 
 __all__ = [
     "SEARCH_MIGRATION",
@@ -180,10 +180,6 @@ def _phrase(term: str) -> str:
     return '"' + term.replace('"', '""') + '"'
 
 
-def _us(value: datetime) -> int:
-    return int(value.timestamp() * 1_000_000)
-
-
 class SQLiteSearch:
     """Mixin of :class:`~unimem.stores.sqlite.SQLiteStore`: keyword search."""
 
@@ -201,32 +197,8 @@ class SQLiteSearch:
         anyof = " OR ".join(map(_phrase, wanted))
         match = f"owner : {_phrase(owner_token(user_id))} AND terms : ({anyof})"
         table = f"entry_terms_{shard_of(user_id)}"
-        where = ["e.user_id = ?"]
-        args: list[object] = [match, user_id]
-        if filters.session_id is not None:
-            where.append("e.session_id = ?")
-            args.append(filters.session_id)
-        if filters.exclude_session is not None:
-            where.append("e.session_id != ?")
-            args.append(filters.exclude_session)
-        if filters.since is not None:
-            where.append("e.ts_us >= ?")
-            args.append(_us(filters.since))
-        if filters.until is not None:
-            where.append("e.ts_us < ?")
-            args.append(_us(filters.until))
-        for field, values in (
-            ("mode", filters.modes),
-            ("language", filters.languages),
-            ("role", filters.roles),
-        ):
-            if values is not None:
-                where.append(
-                    f"json_extract(e.data, '$.{field}') IN ({', '.join('?' * len(values))})"
-                    if values
-                    else "0"
-                )
-                args.extend(values)
+        more, args = filter_clauses(filters)
+        where = ["e.user_id = ?", *more]
         sql = (
             # the full-text match first (the owner's token narrows it to the
             # user), its best ``?`` by bm25, then the filters on those rows; only
@@ -244,7 +216,7 @@ class SQLiteSearch:
         # best few; if too few pass (or any other filter), read every match
         selective = len(where) > 1 + (filters.exclude_session is not None)
         candidates = -1 if selective else max(limit * CANDIDATE_FACTOR, MIN_CANDIDATES)
-        rows = self._conn().execute(sql, (match, candidates, *args[1:], limit)).fetchall()
+        rows = self._conn().execute(sql, (match, candidates, user_id, *args, limit)).fetchall()
         if candidates > 0 and len(rows) < limit and (not rows or rows[0][2] == candidates):
-            rows = self._conn().execute(sql, (match, -1, *args[1:], limit)).fetchall()
+            rows = self._conn().execute(sql, (match, -1, user_id, *args, limit)).fetchall()
         return [KeywordHit(entry_from_json(data), -rank) for data, rank, _ in rows]

@@ -25,6 +25,7 @@ from ...recall.vectors import top_k
 from ..rows import entry_from_json
 from ..search import KeywordHit
 from ..vectors import PendingEntry, VectorBacklog, export_vectors
+from .filters import filter_clauses
 
 if TYPE_CHECKING:
     from contextlib import AbstractContextManager
@@ -65,43 +66,8 @@ VECTOR_MIGRATION: tuple[str, ...] = (
 )
 
 
-def _us(value: datetime) -> int:
-    return int(value.timestamp() * 1_000_000)
-
-
 def _time(us: int) -> datetime:
     return datetime.fromtimestamp(us / 1_000_000, tz=UTC)
-
-
-def filter_clauses(filters: SearchFilters) -> tuple[list[str], list[object]]:
-    """SQL conditions on ``entries e`` for ``filters`` (beyond the owner)."""
-    where: list[str] = []
-    args: list[object] = []
-    if filters.session_id is not None:
-        where.append("e.session_id = ?")
-        args.append(filters.session_id)
-    if filters.exclude_session is not None:
-        where.append("e.session_id != ?")
-        args.append(filters.exclude_session)
-    if filters.since is not None:
-        where.append("e.ts_us >= ?")
-        args.append(_us(filters.since))
-    if filters.until is not None:
-        where.append("e.ts_us < ?")
-        args.append(_us(filters.until))
-    for field, values in (
-        ("mode", filters.modes),
-        ("language", filters.languages),
-        ("role", filters.roles),
-    ):
-        if values is not None:
-            where.append(
-                f"json_extract(e.data, '$.{field}') IN ({', '.join('?' * len(values))})"
-                if values
-                else "0"
-            )
-            args.extend(values)
-    return where, args
 
 
 class SQLiteVectors:
