@@ -4,6 +4,12 @@
 fillers, numbers in words) clause by clause and returns the changes it makes
 to the user's current facts. Clauses about other people ("my mom is allergic
 to penicillin"), questions, and chatter give nothing. Synchronous, no I/O.
+
+:func:`read_turn` does the part that needs no current facts (the clauses,
+their words and vocabulary terms) once; its :attr:`TurnReading.may_state_facts`
+says whether any rule could find anything in the turn whatever the user's
+current facts are, so a caller that must fetch those facts skips the fetch
+for a turn of chatter, and hands the reading to :func:`extract_facts`.
 """
 
 from __future__ import annotations
@@ -18,9 +24,9 @@ from .cues import Cues, cues_for
 from .kinds import clause_changes
 from .reconcile import index_current
 from .vocabulary import Mention, find_terms, fold, said_words, words_of
-from .when import normalize_numbers
+from .when import dose_in, normalize_numbers
 
-__all__ = ["Clause", "extract_facts"]
+__all__ = ["Clause", "TurnReading", "extract_facts", "read_turn"]
 
 _SPLIT = re.compile(r"(?<=[.!?;؟])\s+|\n+|\s+(?:but|pero|mais|لكن)\s+(?=i\b|yo\b|je\b|j'|أنا)")
 _FILLERS = frozenset(
@@ -130,6 +136,58 @@ def _clauses(text: str, role: str, language: str | None) -> list[Clause]:
     return out
 
 
+def _candidate(clause: Clause) -> bool:
+    """Whether any rule could find a change in ``clause``, whatever the current
+    facts: every rule of :func:`~unimem.facts.kinds.clause_changes` needs a
+    vocabulary term, a dose, a rejected number ("25, not 50") or, from the
+    user, a cue of a name, a care instruction or a preference; an assistant's
+    clause needs a confirmation and anyone's must speak of the patient."""
+    cues, text = clause.cues, clause.text
+    if clause.role == "assistant" and not cues.confirm.search(text):
+        return False
+    if cues.other.search(text):  # someone else's: clause_changes returns at once
+        return False
+    if clause.mentions or cues.stale.search(text) or dose_in(text):
+        return True
+    return clause.role == "user" and any(
+        cue.search(text) for cue in (cues.name, cues.care, cues.preference)
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class TurnReading:
+    """One turn as the rules read it before looking at any current fact.
+
+    Attributes:
+        text: the turn.
+        role: its role.
+        language: its language, ``None`` when unknown.
+        clauses: its clauses.
+        may_state_facts: whether :func:`extract_facts` could return a change
+            for it with any current facts; ``False`` means it returns none.
+    """
+
+    text: str
+    role: str
+    language: str | None
+    clauses: tuple[Clause, ...]
+    may_state_facts: bool
+
+
+def read_turn(text: str, *, role: str, language: str | None) -> TurnReading:
+    """Read a turn once: its clauses, and whether it may state any fact.
+
+    Args:
+        text: the turn as written or transcribed.
+        role: ``user`` or ``assistant`` (any other role states no fact).
+        language: ISO 639-1 code of the turn, ``None`` when unknown.
+    """
+    if role not in ("user", "assistant") or not text or text.isspace():
+        return TurnReading(text, role, language, (), False)
+    clauses = tuple(_clauses(text, role, language))
+    return TurnReading(text, role, language, clauses, any(_candidate(c) for c in clauses))
+
+
 def extract_facts(
     text: str,
     *,
@@ -137,6 +195,7 @@ def extract_facts(
     language: str | None,
     current: Sequence[CurrentFact],
     now: datetime | None = None,
+    reading: TurnReading | None = None,
 ) -> list[FactChange]:
     """The changes one turn makes to the user's current facts.
 
@@ -152,17 +211,19 @@ def extract_facts(
         current: the user's current facts (``valid_to`` is None).
         now: when the turn was said, to resolve relative dates ("next
             thursday"); without it dates are kept as said.
+        reading: :func:`read_turn` of this same text, role and language,
+            when the caller has it (read again otherwise).
 
     Returns:
         The changes in the order the turn states them, at most one per key and
         one per current fact.
     """
-    if role not in ("user", "assistant") or not text or text.isspace():
-        return []
+    if reading is None or (reading.text, reading.role, reading.language) != (text, role, language):
+        reading = read_turn(text, role=role, language=language)
     index: dict[str, CurrentFact] = index_current(current)
     ordered = [fact for fact in current if fact.key]
     found: dict[str, FactChange] = {}
-    for clause in _clauses(text, role, language):
+    for clause in reading.clauses:
         if role == "assistant" and not clause.cues.confirm.search(clause.text):
             continue
         for change in clause_changes(clause, index, ordered, now):

@@ -15,15 +15,21 @@ import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 import orjson
 
 from ..context.llm_client import LLMEndpoint, LLMError, complete
-from ..facts import FactChange, extract_facts, validate_proposal
+from ..facts import FactChange, TurnReading, extract_facts, read_turn, validate_proposal
 from ..models import Fact
 
-__all__ = ["FactExtractor", "FactTurn", "LLMFactExtractor", "RuleFactExtractor"]
+__all__ = [
+    "FactExtractor",
+    "FactTurn",
+    "LLMFactExtractor",
+    "RuleFactExtractor",
+    "ScreeningExtractor",
+]
 
 logger = logging.getLogger("unimem.facts")
 
@@ -42,6 +48,8 @@ class FactTurn:
         language: the turn's language, when known.
         current: the user's current facts, as stored.
         now: when the turn was said.
+        reading: the extractor's own :meth:`ScreeningExtractor.screen` of the
+            turn, when it screened it.
     """
 
     text: str
@@ -50,6 +58,7 @@ class FactTurn:
     language: str | None
     current: Sequence[Fact]
     now: datetime
+    reading: TurnReading | None = None
 
 
 class FactExtractor(Protocol):
@@ -63,10 +72,25 @@ class FactExtractor(Protocol):
         """The changes the turn makes (empty when it carries no fact)."""
 
 
+@runtime_checkable
+class ScreeningExtractor(Protocol):
+    """An extractor that can tell from a turn alone that it finds nothing in it,
+    whatever the user's current facts: the turn's owner's facts are then not read."""
+
+    def screen(self, text: str, role: str, language: str | None) -> TurnReading | None:
+        """The turn as read (passed back as :attr:`FactTurn.reading`), or ``None``
+        when no current facts could make :meth:`FactExtractor.extract` find anything."""
+
+
 class RuleFactExtractor:
     """The offline rules of :mod:`unimem.facts` (synchronous, no I/O)."""
 
     background = False
+
+    def screen(self, text: str, role: str, language: str | None) -> TurnReading | None:
+        """:func:`unimem.facts.read_turn`: ``None`` for a turn no rule could find a fact in."""
+        reading = read_turn(text, role=role, language=language)
+        return reading if reading.may_state_facts else None
 
     async def extract(self, turn: FactTurn) -> list[FactChange]:
         """:func:`unimem.facts.extract_facts` on the turn as written."""
@@ -76,6 +100,7 @@ class RuleFactExtractor:
             language=turn.language,
             current=turn.current,
             now=turn.now,
+            reading=turn.reading,
         )
 
 

@@ -9,6 +9,11 @@ closes the old fact and adds the new one in one store operation, so the
 history is kept and a superseded value is never current. Finding facts never
 fails a write: an error is logged (its type, never the text) and the turn
 stays stored.
+
+The owner's current facts are read from the store only for a turn the
+extractor may find something in: the rules screen each turn first, from its
+text alone (:func:`unimem.facts.read_turn`), and a turn of chatter costs no
+round trip.
 """
 
 from __future__ import annotations
@@ -19,12 +24,12 @@ import time
 from collections.abc import Sequence
 from datetime import datetime
 
-from ..facts import FactChange
+from ..facts import FactChange, TurnReading
 from ..ids import new_id
 from ..models import Fact, MemoryEntry, MemorySettings, Role, utcnow
 from ..stores.contracts import DurableStore, FactsChanged
 from .core import ServiceCore
-from .fact_extractors import FactExtractor, FactTurn, RuleFactExtractor
+from .fact_extractors import FactExtractor, FactTurn, RuleFactExtractor, ScreeningExtractor
 from .privacy import PrivacyOperations
 
 __all__ = ["FactUpdates"]
@@ -60,6 +65,8 @@ class FactUpdates:
         #: One user's turns update their facts one at a time, in order.
         self._locks: dict[str, asyncio.Lock] = {}
         self._pending: set[asyncio.Task[None]] = set()
+        #: Turns the screen found nothing to look for in (their owner's facts not read).
+        self.screened_out = 0
 
     async def drain(self) -> None:
         """Wait until the facts of every turn handed to the background are stored."""
@@ -79,21 +86,39 @@ class FactUpdates:
             or not stored.content.strip()  # not stored (voice transcripts off)
         ):
             return
+        reading: TurnReading | None = None
+        if isinstance(self.extractor, ScreeningExtractor):
+            try:
+                reading = self.extractor.screen(
+                    written.content, stored.role.value, stored.language or stored.detected_language
+                )
+            except Exception as exc:  # a fact must never cost the turn
+                logger.warning(
+                    "facts of an entry not read (%s); the entry is stored", type(exc).__name__
+                )
+                return
+            if reading is None:
+                self.screened_out += 1
+                return
         if self.extractor.background:
-            task = asyncio.create_task(self._observe_safely(written, stored, settings))
+            task = asyncio.create_task(self._observe_safely(written, stored, settings, reading))
             self._pending.add(task)
             task.add_done_callback(self._pending.discard)
             return
-        await self._observe_safely(written, stored, settings)
+        await self._observe_safely(written, stored, settings, reading)
 
     async def _observe_safely(
-        self, written: MemoryEntry, stored: MemoryEntry, settings: MemorySettings
+        self,
+        written: MemoryEntry,
+        stored: MemoryEntry,
+        settings: MemorySettings,
+        reading: TurnReading | None,
     ) -> None:
         started = time.perf_counter()
         lock = self._locks.setdefault(stored.user_id, asyncio.Lock())
         try:
             async with lock:
-                await self._observe(written, stored, settings)
+                await self._observe(written, stored, settings, reading)
         except Exception as exc:  # a fact must never cost the turn
             logger.warning(
                 "facts of an entry not updated (%s); the entry is stored", type(exc).__name__
@@ -104,7 +129,11 @@ class FactUpdates:
             logger.debug("facts of a turn: %.2f ms", (time.perf_counter() - started) * 1e3)
 
     async def _observe(
-        self, written: MemoryEntry, stored: MemoryEntry, settings: MemorySettings
+        self,
+        written: MemoryEntry,
+        stored: MemoryEntry,
+        settings: MemorySettings,
+        reading: TurnReading | None,
     ) -> None:
         store = await self._core.ready_store()
         owner = stored.user_id
@@ -118,6 +147,7 @@ class FactUpdates:
                 language=stored.language or stored.detected_language,
                 current=current,
                 now=when,
+                reading=reading,
             )
             changes = await self.extractor.extract(turn)
             if not changes:
