@@ -19,6 +19,9 @@ __all__ = ["Transport", "listed", "wire_value"]
 
 _M = TypeVar("_M", bound=BaseModel)
 _T = TypeVar("_T")
+#: A request body past this (the server's default limit) that the connection
+#: breaks on was probably refused for its size.
+_LARGE_BODY = 1024 * 1024
 
 
 def wire_value(value: Any) -> Any:
@@ -124,6 +127,17 @@ class Transport:
         try:
             response = await self._http.send(request)
         except httpx.TransportError as exc:
+            size = int(request.headers.get("content-length") or 0)
+            if size > _LARGE_BODY and not isinstance(
+                exc, httpx.ConnectError | httpx.TimeoutException
+            ):
+                # a server closes the connection on a body far over its limit,
+                # before the client, still sending, can read the 413
+                raise StoreUnavailableError(
+                    f"the unimem server at {self._http.base_url} closed the connection while a "
+                    f"{size}-byte request body was sent ({type(exc).__name__}): it is probably "
+                    "over the server's UNIMEM_MAX_BODY_BYTES; send less"
+                ) from exc
             raise StoreUnavailableError(
                 f"cannot reach the unimem server at {self._http.base_url} "
                 f"({type(exc).__name__}); is `unimem serve` running?"

@@ -7,6 +7,7 @@ on every request and must cost microseconds.
 
 from __future__ import annotations
 
+import asyncio
 import ipaddress
 import time
 from typing import Any
@@ -19,11 +20,25 @@ from .metrics import Metrics
 
 __all__ = ["BodyLimitMiddleware", "LoopbackOnlyMiddleware", "MetricsMiddleware"]
 
+#: Bytes past the limit of a refused body read and dropped after the 413, so
+#: that the client, which sends its whole body before it reads the answer, gets
+#: to read it: a connection closed on unread bytes is reset, and the reset
+#: discards the answer (the client sees a read error). A longer body is cut
+#: off unread.
+DRAIN_BYTES = 64 * 1024 * 1024
+#: Seconds that dropping may take.
+DRAIN_SECONDS = 10.0
+
 
 class BodyLimitMiddleware:
     """Reads the whole request body up front: refuses it with 413 when larger than
     ``limit`` (by Content-Length or as it streams) and with 422 when a JSON body
-    is not UTF-8, so handlers never see a partial or undecodable body."""
+    is not UTF-8, so handlers never see a partial or undecodable body.
+
+    A refused body is never kept: the 413 is sent at once, then what the client
+    still sends is read and dropped (up to :data:`DRAIN_BYTES` past the limit) before the
+    connection closes, so the client reads the 413 rather than a reset.
+    """
 
     def __init__(self, app: ASGIApp, limit: int) -> None:
         self.app = app
@@ -42,7 +57,8 @@ class BodyLimitMiddleware:
             elif name == b"content-type":
                 content_type = value
         if declared is not None and (not declared.isdigit() or int(declared) > self.limit):
-            await self._too_large(scope, receive, send)
+            drain = declared.isdigit() and int(declared) <= self.limit + DRAIN_BYTES
+            await self._too_large(scope, receive, send, drain=drain)
             return
         chunks: list[bytes] = []
         size = 0
@@ -53,11 +69,11 @@ class BodyLimitMiddleware:
                 return
             chunk = message.get("body", b"")
             size += len(chunk)
+            more = message.get("more_body", False)
             if size > self.limit:
-                await self._too_large(scope, receive, send)
+                await self._too_large(scope, receive, send, drain=more)
                 return
             chunks.append(chunk)
-            more = message.get("more_body", False)
         body = b"".join(chunks)
         if body and b"json" in content_type:
             try:
@@ -80,7 +96,7 @@ class BodyLimitMiddleware:
 
         await self.app(scope, replay, send)
 
-    async def _too_large(self, scope: Scope, receive: Receive, send: Send) -> None:
+    async def _too_large(self, scope: Scope, receive: Receive, send: Send, *, drain: bool) -> None:
         error = ContentTooLargeError(
             f"the request body is larger than {self.limit} bytes "
             "(raise UNIMEM_MAX_BODY_BYTES, or send less)",
@@ -89,7 +105,36 @@ class BodyLimitMiddleware:
         )
         response = error_response(error)
         response.headers["Connection"] = "close"
-        await response(scope, receive, send)
+        if not drain:
+            await response(scope, receive, send)
+            return
+
+        async def send_open(message: Message) -> None:
+            # the answer goes out whole (its Content-Length tells the client so)
+            # but stays open: the server reads no more once a response is complete
+            if message["type"] == "http.response.body" and not message.get("more_body"):
+                message = {**message, "more_body": True}
+            await send(message)
+
+        await response(scope, receive, send_open)
+        try:
+            async with asyncio.timeout(DRAIN_SECONDS):
+                await _discard(receive, DRAIN_BYTES)
+        except TimeoutError:
+            pass
+        await send({"type": "http.response.body", "body": b"", "more_body": False})
+
+
+async def _discard(receive: Receive, limit: int) -> None:
+    """Read and drop the rest of a request body, at most ``limit`` bytes."""
+    dropped = 0
+    while dropped <= limit:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            return
+        dropped += len(message.get("body", b""))
+        if not message.get("more_body", False):
+            return
 
 
 class MetricsMiddleware:
