@@ -5,7 +5,9 @@ one ``build_llm_context`` of 800 tokens is built and read.
 
     PYTHONPATH=src python bench/eval_fact_retention.py [tune|heldout ...] [--tokens N] [--misses]
 
-Per split and per anonymization setting (off; on, without re-identification):
+Per split and per setting: anonymization off; on, without re-identification;
+on, with ``build_llm_context(reveal_phi=True)`` (the vault's values put back
+for an LLM the deployment trusts; the facts are read with ``reveal=True``):
 
 - ``retained``: labelled facts current at the dialogue's end that the context
   states: a current stored fact fits the label (its key and every checked
@@ -19,8 +21,8 @@ Per split and per anonymization setting (off; on, without re-identification):
 - ``summary_tokens`` / ``chatter_lines``: what the summary of older turns
   spends, and how many of its lines come from turns labelled chatter.
 
-``--misses`` prints what was not retained: use it on ``tune`` only (``heldout``
-is never tuned on; its first run is the figure to report).
+``--misses`` prints what was not retained: use it on the tune splits only
+(``heldout2`` is never tuned on; its first run is the figure to report).
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ from typing import Any
 from unimem import Fact, MemoryEntry, UnifiedMemoryService
 from unimem.config import MemoryConfig
 from unimem.context import count_text_tokens
+from unimem.privacy.crypto import generate_key
 
 DATA = Path(__file__).resolve().parents[1] / "tests" / "data" / "clinical"
 QUERY = "What should I keep in mind for this patient today?"
@@ -66,12 +69,20 @@ def fits(label: Mapping[str, Any], fact: Fact) -> bool:
     return all(_same(want, fact.attributes.get(name)) for name, want in attrs.items())
 
 
-async def replay(dialogue: Mapping[str, Any], *, anonymize: bool, tokens: int) -> dict[str, Any]:
+#: (anonymize_phi, reveal_phi) per reported setting.
+SETTINGS = ((False, False), (True, False), (True, True))
+
+
+async def replay(
+    dialogue: Mapping[str, Any], *, anonymize: bool, tokens: int, reveal: bool = False
+) -> dict[str, Any]:
     """Store the dialogue, build one context, and score it."""
     start = datetime.fromisoformat(dialogue["now"])
     skew = int((start - datetime.now(start.tzinfo)).total_seconds()) + 3600
     config = MemoryConfig(max_clock_skew_seconds=max(300, skew))
     async with UnifiedMemoryService(config=config) as memory:
+        if reveal:  # the vault needs a key
+            memory.use_encryption(generate_key("eval"))
         await memory.update_settings({"anonymize_phi": anonymize}, user_id="p")
         turns = dialogue["turns"]
         first = start - timedelta(seconds=len(turns))
@@ -87,8 +98,10 @@ async def replay(dialogue: Mapping[str, Any], *, anonymize: bool, tokens: int) -
             stored = await memory.add_entry("visit", entry, user_id="p")
             if turn["tag"] == "chatter":
                 chatter.add(stored.content)
-        context = await memory.build_llm_context("visit", QUERY, max_tokens=tokens, user_id="p")
-        facts = await memory.list_facts(user_id="p")
+        context = await memory.build_llm_context(
+            "visit", QUERY, max_tokens=tokens, user_id="p", reveal_phi=reveal
+        )
+        facts = await memory.list_facts(user_id="p", reveal=reveal)
     said = "\n".join(str(m["content"]) for m in context)
     stated = [f for f in facts if f.text in said]
     final = dialogue["final"]
@@ -121,15 +134,18 @@ async def replay(dialogue: Mapping[str, Any], *, anonymize: bool, tokens: int) -
     }
 
 
-async def evaluate(split: str, *, anonymize: bool, tokens: int) -> dict[str, Any]:
+async def evaluate(
+    split: str, *, anonymize: bool, tokens: int, reveal: bool = False
+) -> dict[str, Any]:
     dialogues: Sequence[Mapping[str, Any]] = json.loads(
         (DATA / f"{split}.json").read_text(encoding="utf-8")
     )
-    runs = [await replay(d, anonymize=anonymize, tokens=tokens) for d in dialogues]
+    runs = [await replay(d, anonymize=anonymize, tokens=tokens, reveal=reveal) for d in dialogues]
     total = {k: sum(r[k] for r in runs) for k in runs[0] if k != "misses"}
     return {
         "split": split,
         "anonymize_phi": anonymize,
+        "reveal_phi": reveal,
         "dialogues": len(runs),
         "max_tokens": tokens,
         "retention": round(total["retained"] / total["facts"], 3),
@@ -150,8 +166,8 @@ async def main(argv: list[str]) -> None:
     skip = {str(tokens)}
     splits = [a for a in argv if not a.startswith("--") and a not in skip] or ["tune"]
     for split in splits:
-        for anonymize in (False, True):
-            report = await evaluate(split, anonymize=anonymize, tokens=tokens)
+        for anonymize, reveal in SETTINGS:
+            report = await evaluate(split, anonymize=anonymize, tokens=tokens, reveal=reveal)
             misses = report.pop("misses")
             print(json.dumps(report))
             if "--misses" in argv:
