@@ -35,7 +35,7 @@ _RAW: dict[str, dict[str, str]] = {
         r"wife|son|daughter|sister|brother|kids?|children|child|neighbou?r|friend|roommate|partner|"
         r"boyfriend|girlfriend|aunt|uncle|cousin|niece|nephew|grandson|granddaughter|grandma|grandpa|"
         r"grandmother|grandfather|in-laws?|brother-in-law|sister-in-law|mother-in-law|father-in-law|"
-        r"coworker|colleague|boss|dog|cat)\b|\b(?:she|he|they)\s+(?:takes?|is|are|has|have|had|was)\b",
+        r"coworker|colleague|boss|dog|cat)\b|\b(?:she|he|they)\s+(?:takes?|is|are|has|have|had|was)\b(?!\s+me\b)",
         "es": r"\b(?:mi|mis|su|sus)\s+(?:\w+\s+)?(?:mama|madre|papa|padre|esposo|esposa|marido|mujer|hijos?|hijas?|"
         r"hermanos?|hermanas?|vecinos?|vecinas?|suegros?|suegras?|abuelos?|abuelas?|compadre|comadre|"
         r"amigos?|amigas?|tios?|tias?|primos?|primas?|nietos?|nietas?|novio|novia|cunados?|cunadas?)\b",
@@ -133,16 +133,27 @@ _RAW: dict[str, dict[str, str]] = {
         "ar": r"(?:احذف|امسح|شيل|ألغ|الغ|كان خطأ|لم يعد)",
     },
     "allergy": {
-        "en": r"\b(?:allergic|allergy|allergies|react(?:s|ion)?(?: badly)? to|intolerant|anaphyla\w*)\b",
+        "en": r"\b(?:allergic|allergy|allergies|react(?:s|ion)?(?: badly)? to|intolerant|anaphyla\w*|makes? me (?:sick|ill)|"
+        r"made me (?:sick|ill)|(?:doesn't|does not|don't|do not) agree with me)\b",
         "es": r"\b(?:alergic[oa]s?|alergia|alergias|me hace dano|me hacen dano|me sienta mal|me caen? mal)\b",
-        "fr": r"\b(?:allergique|allergie|allergies)\b",
+        "fr": r"\b(?:allergique|allergie|allergies|intolerante?|ne me reussit pas|ne me reussissent pas|ne me convient pas)\b",
         "ar": r"(?:حساسي|تحسس)",
     },
+    # "I can't take X, I'm allergic", "je ne supporte pas X": the negation is of
+    # taking it, not of the allergy (read before the allergy's negation cue)
+    "unable": {
+        "en": r"\b(?:can't|cant|cannot|can not|couldn't|could not)\s+(?:take|have|tolerate|eat|use|handle)\b|"
+        r"\b(?:doesn't|does not|don't|do not) agree with me\b",
+        "es": r"\bno\s+(?:puedo|tolero|soporto|aguanto)\b|\bno me (?:cae|caen|sienta|sientan) bien\b",
+        "fr": r"\bne\s+(?:supporte|tolere|peux|peut)\s+pas\b|\bne me (?:reussit|reussissent|convient|conviennent) pas\b",
+        "ar": r"(?:لا أستطيع|لا استطيع|لا أقدر|لا اقدر|ما بقدر|لا أتحمل|لا اتحمل)",
+    },
     "reaction": {
-        "en": r"\b(?:gives? me|i get|i got|i break out in|breaks? me out in|causes?|makes? me(?: break out in)?|i have)\s+(.+)",
-        "es": r"\b(?:me da|me dan|me provoca|me causa)\s+(.+)",
-        "fr": r"\b(?:ca me donne|me donne|me donnent|j'ai)\s+(.+)",
-        "ar": r"(?:تسبب لي|يسبب لي|يعطيني|تعطيني)\s+(.+)",
+        "en": r"\b(?:gives? me|gave me|i get|i got|i break out in|breaks? me out in|broke me out in|causes?|caused|"
+        r"makes? (?:me|my)(?: break out in)?|made (?:me|my)|i have)\s+(.+)",
+        "es": r"\b(?:me da|me dan|me dio|me dieron|me provoca|me provoco|me causa|me causo|me sale|me salen|me salio)\s+(.+)",
+        "fr": r"\b(?:ca me donne|me donne|me donnent|m'a donne|m'ont donne|me provoque|m'a provoque|me fait|j'ai|ca me)\s+(.+)",
+        "ar": r"(?:تسبب لي|يسبب لي|سبب لي|سببت لي|يعطيني|تعطيني|أعطاني|اعطاني)\s+(.+)",
     },
     "condition": {
         "en": r"\b(?:have|has|had|i've got|got|diagnosed|suffer|history of|living with|with|treated for|dealing with)\b",
@@ -236,6 +247,7 @@ class Cues:
     source: re.Pattern[str]
     retract: re.Pattern[str]
     allergy: re.Pattern[str]
+    unable: re.Pattern[str]
     reaction: re.Pattern[str]
     condition: re.Pattern[str]
     appointment: re.Pattern[str]

@@ -82,19 +82,39 @@ _NOT_A_NAME = frozenset(
         "favor",
         "s'il",
         "vous",
+        "au",
+        "aux",
+        "les",
+        "des",
+        "du",
+        "ce",
+        "demain",
+        "apres",
+        "avant",
+        "vers",
+        "entre",
+        "plus",
+        "pas",
+        "jamais",
+        "cuando",
+        "manana",
+        "luego",
         "plait",
         "من",
         "فضلك",
     ]
 )
+_ARTICLE = re.compile(r"(?:l|d|qu)['’]")
 _BEFORE_NAME = frozenset(
     ["rather", "just", "simply", "only", "plutot", "juste", "simplement", "mejor", "solo", "nomas"]
 )
 _KUNYA = ("أم", "أبو", "ابو", "ام")
 _REACTION_WORDS = re.compile(
-    r"\b(?:hives|rash|swelling|swell|welts|itch\w*|anaphyla\w*|nausea|vomiting|wheez\w*|"
-    r"urticaria|sarpullido|ronchas|picazon|hinchazon|urticaire|plaques|demangeaisons|eczema|boutons|"
-    r"oedeme|trouble breathing|can't breathe)\b|طفح|تورم|حكة"
+    r"\b(?:hives|rash|swell\w*|welts|itch\w*|anaphyla\w*|nausea|vomit\w*|throw(?:ing|s)? up|"
+    r"threw up|wheez\w*|blister\w*|throat|lips?|tongue|diarrh\w*|trouble breathing|can't breathe|"
+    r"urticaria|sarpullido|ronchas|picazon|comezon|hinch\w*|pica|me pica|diarrea|vomito\w*|"
+    r"urticaire|plaques|demangeaisons|eczema|boutons|oedeme|gonfl\w*|gratt\w*|diarrhee|vomi\w*)\b|"
+    r"طفح|تورم|حكة|إسهال|اسهال|قيء|استفراغ"
 )
 _CUT = re.compile(r"\s*(?:,|\.|;|\band\b|\bbut\b|\by\b|\bet\b|\bو)\s*")
 
@@ -189,7 +209,8 @@ def _allergies(
     names = [k for _, k in _mentions(clause, "allergens") + _mentions(clause, "drugs")]
     if not names or (clause.asked and clause.role == "user"):
         return
-    if cues.negation.search(text) or cues.retract.search(text):
+    plain = cues.unable.sub(" ", text)  # "I can't take X": not a denied allergy
+    if cues.negation.search(plain) or cues.retract.search(plain):
         if cues.hedge.search(text):
             return
         for name in names:
@@ -199,7 +220,10 @@ def _allergies(
         return
     reaction = ""
     for said in cues.reaction.finditer(text):
-        candidate = _CUT.split(_first(said), maxsplit=1)[0].strip()
+        pieces = [p.strip() for p in _CUT.split(_first(said)) if p.strip()]
+        # "makes me sick, my throat closes up": the piece that names a reaction
+        pieces = [p for p in pieces if _REACTION_WORDS.search(p)] or pieces[:1]
+        candidate = pieces[0] if pieces else ""
         candidate = re.sub(r"^(?:a|an|some|un|una|une|1|des|de la|du)\s+", "", candidate)
         named = any(n.replace("-", " ") in candidate for n in names)
         if candidate and not named and not cues.allergy.search(candidate):
@@ -240,7 +264,7 @@ def _dated(clause: Clause, now: datetime | None, past: bool) -> dict[str, str]:
         clause.raw, now, day_first=clause.language not in (None, "en"), past=past
     )
     if found is not None:
-        attrs["when"] = found[0]
+        attrs["when"] = _as_said(clause, found[0])
         if found[1]:
             attrs["date"] = found[1]
     time = find_time(clause.text)
@@ -299,7 +323,7 @@ def _symptoms(
     for _, name in symptoms[:1] if onset else symptoms:
         attrs = {"name": name.replace("-", " ")}
         if onset is not None:
-            attrs["onset"] = onset[0]
+            attrs["onset"] = _as_said(clause, onset[0])
             if onset[1]:
                 attrs["onset_date"] = onset[1]
         value = " ".join(v for v in (attrs["name"], attrs.get("onset")) if v)
@@ -308,17 +332,40 @@ def _symptoms(
             yield change
 
 
+# "I prefer Franck over Fanfan", "je préfère Franck plutôt que Fanfan",
+# "أفضل أبو رامي بدلا من أبو عمر": a name said against the current one
+_INSTEAD = re.compile(
+    r"\s+(?:over|instead of|rather than|not|plutot que|au lieu de|et pas|en vez de|en lugar de|"
+    r"y no|بدلا من|بدلاً من|بدل|وليس)\s+(.+)"
+)
+
+
+def _name_swap(clause: Clause, current: Mapping[str, CurrentFact]) -> int | None:
+    """Where the new name starts when the clause prefers a name to the current one."""
+    old = current.get("preferred_name")
+    prefer = clause.cues.preference.search(clause.text)
+    if old is None or not old.value or prefer is None:
+        return None
+    instead = _INSTEAD.search(clause.text, prefer.end())
+    said = " ".join(words_of(old.value))
+    if instead is None or not instead.group(1).startswith(said):
+        return None
+    return prefer.end()
+
+
 def _preferred_name(
     clause: Clause, current: Mapping[str, CurrentFact], corrected: bool
 ) -> Iterator[FactChange]:
     matches = list(clause.cues.name.finditer(clause.text))
-    if not matches:
+    start = matches[-1].end() if matches else _name_swap(clause, current)
+    if start is None:
         return
-    words = clause.text[matches[-1].end() :].split()
+    words = clause.text[start:].split()
     while words and words[0] in _BEFORE_NAME:
         words = words[1:]
     raw_words = clause.raw.split()
-    if not words or words[0] in _NOT_A_NAME or words[0].isdigit():
+    # "qu'on m'appelle l'après-midi" (call me in the afternoon): an article is no name
+    if not words or words[0] in _NOT_A_NAME or words[0].isdigit() or _ARTICLE.match(words[0]):
         return
     size = 2 if words[0] in _KUNYA and len(words) > 1 else 1
     name = " ".join(words[:size])

@@ -58,9 +58,7 @@ _AR_LETTERS = str.maketrans(
     }
 )
 _AR_DROP = re.compile(r"[^bdfjklmnrst]")
-_LATIN_CONSONANTS = str.maketrans(
-    {"c": "k", "q": "k", "x": "k", "p": "b", "v": "f", "g": "j", "z": "s"}
-)
+_LATIN_CONSONANTS = str.maketrans({"c": "k", "q": "k", "p": "b", "v": "f", "g": "j", "z": "s"})
 
 
 def fold(text: str) -> str:
@@ -105,7 +103,7 @@ def _consonants(word: str) -> str:
     """The consonants an Arabic spelling of ``word`` writes (c before e/i is s)."""
     skeleton = re.sub(r"c(?=[eiy])", "s", _latin_skeleton(word)).replace("sh", "s")
     skeleton = re.sub(r"[aeiouwhy'’-]", "", skeleton)
-    return skeleton.translate(_LATIN_CONSONANTS)
+    return skeleton.replace("x", "ks").translate(_LATIN_CONSONANTS)  # x is written كس
 
 
 def _arabic_skeleton(word: str) -> str:
@@ -215,9 +213,19 @@ def _strip_arabic(word: str) -> list[str]:
     return [word[len(p) :] for p in _AR_PREFIXES if word.startswith(p) and len(word) - len(p) >= 2]
 
 
+# an elided article or pronoun glued to the word ("l'ibuprofene", "d'amoxicilline")
+_ELIDED = re.compile(r"^(?:l|d|qu|j|m|t|s|n|c|jusqu|lorsqu|puisqu)['’](?=\w{2})")
+
+
+def _bare(word: str) -> str:
+    """``word`` without an elided French article before it ("l'ibuprofene" -> "ibuprofene")."""
+    return _ELIDED.sub("", word) if "'" in word or "’" in word else word
+
+
 def find_terms(words: list[str], vocabulary: Vocabulary | None = None) -> list[Mention]:
     """Every vocabulary term in ``words`` (from :func:`words_of`), longest first, left to right."""
     vocab = vocabulary or get_vocabulary()
+    words = [_bare(w) for w in words]
     found: list[Mention] = []
     i = 0
     while i < len(words):
