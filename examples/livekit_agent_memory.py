@@ -1,7 +1,8 @@
 """A LiveKit agent whose conversation lives in unimem and survives a new session.
 
 Run against any OpenAI-compatible endpoint (text only here; in a room the same
-agent takes voice, and ``set_audio_enabled`` records the switches):
+agent takes voice, and turning ``session.input.set_audio_enabled`` off and on
+is recorded as switches between voice and text):
 
     pip install 'unimem[livekit]' livekit-plugins-openai
     OPENAI_BASE_URL=http://127.0.0.1:11434/v1 OPENAI_API_KEY=unused \

@@ -300,3 +300,65 @@ async def test_spoken_turns_are_stored_with_the_language_the_stt_heard(
         assert messages[-1] == {"role": "user", "content": said}
         assert messages[-2]["role"] == "system" and "medical assistant" in messages[-2]["content"]
         assert sum("medical assistant" in str(m["content"]) for m in messages) == 1
+
+
+async def test_livekits_own_audio_switch_is_a_mode_switch(
+    adapter_memory: UnifiedMemoryService, chat: FakeChat
+) -> None:
+    """``session.input.set_audio_enabled`` (the application's, or LiveKit's remote
+    session's), not unimem's helper: audio off then a typed turn, audio on then a
+    spoken one; each switch is recorded before the turn after it."""
+    memory = AgentMemory(adapter_memory, "visit-toggle", user_id="alice")
+    heard = _ScriptedSTT()
+    added: list[str] = []
+    chat.pieces = ["Take it", " with meals."]
+    async with (
+        openai.LLM(model="tiny", base_url=chat.url, api_key="unused") as model,
+        AgentSession(
+            stt=heard,
+            llm=model,
+            turn_handling={"turn_detection": "stt", "preemptive_generation": {"enabled": False}},
+        ) as session,
+    ):
+        memory.attach(session)
+        session.on(
+            "conversation_item_added",
+            lambda e: added.append(getattr(e.item, "role", e.item.type)),
+        )
+        await session.start(UnimemAgent(memory=memory, instructions="Be brief."))
+        session.input.audio = _Microphone()
+        heard.say("How do I take metformin?", "en-US")
+        await _until(lambda: added.count("assistant") == 1)
+
+        session.input.set_audio_enabled(False)  # the user types now
+        assert not session.input.audio_enabled
+        chat.pieces = ["You are welcome."]
+        result = await session.run(user_input="thanks, I will type from now on")
+        result.expect.next_event().is_message(role="assistant")
+
+        session.input.set_audio_enabled(True)  # and speaks again
+        chat.pieces = ["Yes, with food."]
+        heard.say("Should I take it with food?", "en-US")
+        await _until(lambda: added.count("assistant") == 3)
+    await memory.flush()
+
+    history = await adapter_memory.get_history("visit-toggle", user_id="alice")
+    assert [(e.role.value, e.mode.value, e.content) for e in history] == [
+        ("user", "voice", "How do I take metformin?"),
+        ("assistant", "voice", "Take it with meals."),
+        ("user", "text", "thanks, I will type from now on"),
+        ("assistant", "text", "You are welcome."),
+        ("user", "voice", "Should I take it with food?"),
+        ("assistant", "voice", "Yes, with food."),
+    ]
+    switches = await adapter_memory.get_events(
+        "visit-toggle", "mode_switch", limit=50, user_id="alice"
+    )
+    assert [(e.data["from_mode"], e.data["to_mode"], e.data["trigger"]) for e in switches] == [
+        ("voice", "text", "user_request"),
+        ("text", "voice", "user_request"),
+    ]
+    # each switch comes between the turns it separates
+    typed, spoken = history[2], history[4]
+    assert history[1].timestamp < switches[0].timestamp < typed.timestamp
+    assert history[3].timestamp < switches[1].timestamp < spoken.timestamp

@@ -8,7 +8,7 @@
     agent = UnimemAgent(memory=memory, instructions="You are a nurse.",
                         chat_ctx=await memory.chat_ctx())   # the conversation it left
     await session.start(agent, room=ctx.room)
-    await memory.set_audio_enabled(session, False)          # user switched to typing
+    session.input.set_audio_enabled(False)                  # user switched to typing
 
 - ``UnimemAgent.on_user_turn_completed`` puts unimem's context for the turn
   (system prompt with language and mode, pinned facts, summary of older turns,
@@ -20,8 +20,12 @@
   (``user_input_transcribed``). An assistant message that carries
   ``interrupted`` holds what was spoken before the cut; it is stored and marked
   interrupted (``mark_interrupted``) with that text.
-- ``set_audio_enabled`` turns the session's audio input off or on and records
-  the mode switch (``handle_mode_switch``).
+- Turning the session's audio input off or on (``session.input.set_audio_enabled``,
+  by the application or by LiveKit's remote session) is a mode switch
+  (``handle_mode_switch``): LiveKit announces no event for it, so it is noticed
+  at the session's next event (a state change, a transcript, a message) and
+  recorded before that message is stored. ``AgentMemory.set_audio_enabled``
+  does the same and records the switch at once.
 - ``chat_ctx()`` rebuilds a ``ChatContext`` from unimem's history, so a new
   ``AgentSession`` for the same user (a reconnect, another device, a handoff)
   starts with the conversation it left.
@@ -79,7 +83,7 @@ class AgentMemory:
         session_id: the unimem session (one conversation, across voice and text).
         user_id: the owner (``None``: the service's default user, or the
             client's token's user).
-        mode: the mode turns are stored in until ``set_audio_enabled`` changes it.
+        mode: the mode turns are stored in until the audio input goes off or on.
         max_tokens: the token budget of unimem's block in each reply's context.
         model: the model the budget is counted for.
         budget_ms: milliseconds the context read may take (``None``: no limit).
@@ -106,21 +110,35 @@ class AgentMemory:
         self.language: str | None = None
         self._last_write: asyncio.Task[None] | None = None
         self._stored: set[str] = set()
+        self._session: AgentSession[Any] | None = None
+        #: the session's audio input switch as last seen
+        self._audio_on = True
 
     # ------------------------------------------------------------------ session
 
     def attach(self, session: AgentSession[Any]) -> None:
-        """Store the session's turns as they are added to its history."""
+        """Store the session's turns as they are added to its history, and its
+        audio input going off or on as mode switches."""
+        self._session = session
+        self._audio_on = session.input.audio_enabled
         session.on("conversation_item_added", self.on_conversation_item_added)
         session.on("user_input_transcribed", self.on_user_input_transcribed)
+        session.on("user_state_changed", self.on_state_changed)
+        session.on("agent_state_changed", self.on_state_changed)
+
+    def on_state_changed(self, event: object) -> None:
+        """A user or agent state change: record a switch of the audio input since."""
+        self._follow_audio()
 
     def on_user_input_transcribed(self, event: UserInputTranscribedEvent) -> None:
         """Note the language of a final transcript, for the user turn it ends."""
+        self._follow_audio()
         if event.is_final:
             self.language = _language_code(event.language)
 
     def on_conversation_item_added(self, event: ConversationItemAddedEvent) -> None:
         """Store a user or assistant message in the background (once per item id)."""
+        self._follow_audio()  # a typed turn after audio went off is a text turn
         item = event.item
         if not isinstance(item, llm.ChatMessage) or item.role not in ("user", "assistant"):
             return
@@ -132,9 +150,22 @@ class AgentMemory:
         self._write(self._store(item.role, text, item.interrupted, self.mode, language))
 
     async def set_audio_enabled(self, session: AgentSession[Any], enabled: bool) -> None:
-        """Turn the session's audio input on or off and record the mode switch."""
+        """Turn the session's audio input on or off and record the mode switch now."""
         session.input.set_audio_enabled(enabled)
-        to_mode = "voice" if enabled else "text"
+        if session is self._session:
+            self._audio_on = session.input.audio_enabled
+        self._switch_to("voice" if enabled else "text")
+
+    def _follow_audio(self) -> None:
+        """Record a switch when the attached session's audio input went off or on."""
+        if self._session is None:
+            return
+        audio_on = self._session.input.audio_enabled
+        if audio_on != self._audio_on:
+            self._audio_on = audio_on
+            self._switch_to("voice" if audio_on else "text")
+
+    def _switch_to(self, to_mode: str) -> None:
         if to_mode == self.mode:
             return
         from_mode, self.mode = self.mode, to_mode
