@@ -128,7 +128,7 @@ def _arabic_or_urdu(tokens: list[str]) -> str:
     )
     if urdu != arabic:
         return "ur" if urdu > arabic else "ar"
-    ur = lingua_model._lingua().compute_language_confidence(" ".join(tokens), Language.URDU)
+    ur = lingua_model.lingua_detector().compute_language_confidence(" ".join(tokens), Language.URDU)
     return "ur" if ur > 0.5 else "ar"
 
 
@@ -172,7 +172,7 @@ def _reference_latin(tokens: list[str], text: str) -> Detection:
                 hits[lang] += not set(token).isdisjoint(letters)
     if "¿" in text or "¡" in text:
         hits["es"] += 1
-    values = lingua_model._lingua().compute_language_confidence_values(
+    values = lingua_model.lingua_detector().compute_language_confidence_values(
         " ".join(tokens[: detector.LINGUA_MAX_WORDS])
     )
     probability = {v.language.iso_code_639_1.name.lower(): v.value for v in values}

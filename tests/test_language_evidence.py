@@ -157,7 +157,7 @@ def test_the_exact_detection_is_the_reference_one():
 
 def test_lingua_probabilities_sum_to_at_most_one_over_latin():
     """The mass bound the proof rests on (``_LINGUA_MASS``)."""
-    lingua = lingua_model._lingua()
+    lingua = lingua_model.lingua_detector()
     for text in _TEXTS[:300]:
         values = lingua.compute_language_confidence_values(text)
         assert all(v.value >= 0 for v in values)

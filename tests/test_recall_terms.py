@@ -1,4 +1,4 @@
-"""The ASCII path of recall.tokens.terms finds the terms the general one finds."""
+"""The ASCII path of recall.search_terms.terms finds the terms the general one finds."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 from hypothesis import given
 from hypothesis import strategies as st
 
-from unimem.recall import tokens
+from unimem.recall import search_terms
 
 DATA = Path(__file__).parent / "data"
 _PIECES = [*string.printable, "3.5", "1,000", "10:30", "don't", "l'eau", "it's", "mg", " "]
@@ -18,7 +18,7 @@ _PIECES = [*string.printable, "3.5", "1,000", "10:30", "don't", "l'eau", "it's",
 @given(st.lists(st.sampled_from(_PIECES), max_size=40).map("".join))
 def test_ascii_text_gets_the_general_terms(text: str) -> None:
     assert text.isascii()
-    assert tokens.terms(text) == tokens._terms_of_any_script(text)
+    assert search_terms.terms(text) == search_terms._terms_of_any_script(text)
 
 
 def test_the_labelled_texts_get_the_general_terms() -> None:
@@ -31,4 +31,4 @@ def test_the_labelled_texts_get_the_general_terms() -> None:
     ascii_texts = [t for t in texts if t.isascii()]
     assert len(ascii_texts) > 300
     for text in ascii_texts:
-        assert tokens.terms(text) == tokens._terms_of_any_script(text), text
+        assert search_terms.terms(text) == search_terms._terms_of_any_script(text), text

@@ -14,8 +14,8 @@ from typing import Final
 
 from .detection import Detection
 from .lexicon import COUNT_BITS, LATIN_LANGUAGES, Lexicon, pack_languages
-from .lingua_model import _lingua
-from .script_rules import _char_class
+from .lingua_model import lingua_detector
+from .script_rules import char_class
 
 __all__ = [
     "DECISIVE_LEAD",
@@ -109,7 +109,9 @@ def _latin(
             )
     # lingua's cost grows with the text; a dozen words decide a language as
     # well as a paragraph does (the function words still count in full).
-    values = _lingua().compute_language_confidence_values(" ".join(tokens[:LINGUA_MAX_WORDS]))
+    values = lingua_detector().compute_language_confidence_values(
+        " ".join(tokens[:LINGUA_MAX_WORDS])
+    )
     latin_index = _latin_index or _index_latin_languages()
     probability = [0.0] * len(_LATIN)
     for value in values:  # sorted by value, highest first
@@ -220,7 +222,7 @@ DECISIVE_LEAD: Final = _decisive_lead()
 
 @cache
 def _telling_letter(letters: frozenset[str]) -> re.Pattern[str]:
-    return re.compile(_char_class(letters))
+    return re.compile(char_class(letters))
 
 
 def _tokens_with(character: re.Pattern[str], tokens: list[str]) -> Iterator[str]:

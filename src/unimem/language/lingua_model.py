@@ -10,7 +10,13 @@ from typing import TYPE_CHECKING, Final
 if TYPE_CHECKING:
     from lingua import LanguageDetector
 
-__all__ = ["SUPPORTED_LANGUAGES", "build_lingua_detector", "is_warm", "preload"]
+__all__ = [
+    "SUPPORTED_LANGUAGES",
+    "build_lingua_detector",
+    "is_warm",
+    "lingua_detector",
+    "preload",
+]
 
 #: The languages unimem detects (ISO 639-1).
 SUPPORTED_LANGUAGES: Final = (
@@ -42,7 +48,8 @@ def build_lingua_detector(*, low_accuracy: bool = False, preload: bool = False) 
     return builder.build()
 
 
-def _lingua() -> LanguageDetector:
+def lingua_detector() -> LanguageDetector:
+    """The process's one lingua detector, built on first use (thread-safe)."""
     global _detector
     if _detector is None:
         with _lock:
@@ -66,7 +73,7 @@ def preload() -> None:
     once per process), so that no user turn pays for it (``unimem serve`` calls
     it at start-up; the service calls it before the first detection)."""
     global _warm
-    detector = _lingua()
+    detector = lingua_detector()
     for sample in _PRELOAD_SAMPLES:
         detector.compute_language_confidence_values(sample)
     _warm = True

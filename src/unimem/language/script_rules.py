@@ -8,18 +8,19 @@ from collections.abc import Iterable
 from typing import Final
 
 from .lexicon import Lexicon
-from .lingua_model import _lingua
+from .lingua_model import lingua_detector
 
-__all__: list[str] = []
+__all__ = ["char_class"]
 
 
-def _char_class(chars: Iterable[str]) -> str:
+def char_class(chars: Iterable[str]) -> str:
+    """A regular-expression character class matching exactly ``chars``."""
     return "[" + "".join(re.escape(ch) for ch in sorted(chars)) + "]"
 
 
 # Letters of each script, by code point (the ranges are disjoint). A Latin
 # letter is an alphabetic character below U+0250.
-_LATIN_CLASS = _char_class(ch for ch in map(chr, range(0x250)) if ch.isalpha())
+_LATIN_CLASS = char_class(ch for ch in map(chr, range(0x250)) if ch.isalpha())
 _LATIN_LETTER = re.compile(_LATIN_CLASS)
 _TWO_LATIN_LETTERS = re.compile(f"{_LATIN_CLASS}[^{_LATIN_CLASS[1:]}*{_LATIN_CLASS}")
 _KANA = re.compile("[\u3040-\u30ff\u31f0-\u31ff]")
@@ -40,8 +41,8 @@ _CJK = re.compile("[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
 # Letters only one of the two Arabic-script languages uses.
 _URDU_LETTERS: Final = frozenset("ٹڈڑںےۓہۂھیکگپچژ")
 _ARABIC_LETTERS: Final = frozenset("ةيكهىإأ")
-_URDU_LETTER = re.compile(_char_class(_URDU_LETTERS))
-_ARABIC_LETTER = re.compile(_char_class(_ARABIC_LETTERS))
+_URDU_LETTER = re.compile(char_class(_URDU_LETTERS))
+_ARABIC_LETTER = re.compile(char_class(_ARABIC_LETTERS))
 
 
 def _script_counts(joined: str) -> dict[str, int]:
@@ -65,7 +66,7 @@ def _arabic_or_urdu(tokens: list[str], lex: Lexicon) -> str:
         return "ur" if urdu > arabic else "ar"
     from lingua import Language
 
-    ur = _lingua().compute_language_confidence(" ".join(tokens), Language.URDU)
+    ur = lingua_detector().compute_language_confidence(" ".join(tokens), Language.URDU)
     return "ur" if ur > 0.5 else "ar"
 
 

@@ -1,6 +1,6 @@
 """Long-term recall: finding what a user said in earlier sessions (pure core).
 
-:mod:`~unimem.recall.tokens` makes search terms for every script,
+:mod:`~unimem.recall.search_terms` makes search terms for every script,
 :mod:`~unimem.recall.query` reads the question with the conversation so far,
 :mod:`~unimem.recall.index` ranks by BM25 in memory,
 :mod:`~unimem.recall.rank` fuses rankings and spreads them over sessions,
@@ -11,7 +11,7 @@ Nothing here does I/O; the service searches the stores.
 from .block import format_hit, recall_block, select_hits
 from .hits import MemoryHit, SearchFilters
 from .query import RecallQuery, build_query
-from .tokens import terms, terms_text
+from .search_terms import terms, terms_text
 
 __all__ = [
     "MemoryHit",

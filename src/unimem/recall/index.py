@@ -2,7 +2,7 @@
 
 The in-process store keeps one per user; SQLite (FTS5) and PostgreSQL
 (tsvector) keep theirs in the database. Documents are indexed by the terms
-of :func:`unimem.recall.tokens.terms`.
+of :func:`unimem.recall.search_terms.terms`.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from collections import Counter
 from collections.abc import Callable, Hashable, Iterable
 from typing import Generic, TypeVar
 
-from .tokens import terms
+from .search_terms import terms
 
 __all__ = ["BM25_B", "BM25_K1", "TermIndex"]
 

@@ -19,7 +19,7 @@ from typing import Any, TypeVar
 from ..errors import InvalidInputError
 from .index import TermIndex
 from .rank import fuse
-from .tokens import terms
+from .search_terms import terms
 
 __all__ = [
     "FILTER_OPERATORS",

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from .tokens import terms
+from .search_terms import terms
 
 __all__ = ["CONTEXT_TURNS", "RecallQuery", "build_query"]
 

@@ -32,7 +32,7 @@ from ..recall.hits import HIT_KINDS, HitKind, MemoryHit, SearchFilters
 from ..recall.index import TermIndex
 from ..recall.query import QUESTION_WEIGHT, RecallQuery, build_query
 from ..recall.rank import diversify, fuse, recency_factor
-from ..recall.tokens import terms as search_terms
+from ..recall.search_terms import terms as search_terms
 from ..stores.contracts import DurableStore
 from ..stores.search import KeywordHit, keyword_search_of
 from ..stores.vectors import vector_store_of

@@ -5,7 +5,7 @@ with ``isinstance``): the in-process store with a BM25 index in memory,
 SQLite with an FTS5 table and PostgreSQL with a tsvector table, both kept by
 triggers in the transaction that writes the entry, so an entry is findable
 as soon as its append returns. Every backend indexes the terms of
-:func:`unimem.recall.tokens.terms` (PostgreSQL: the same rules in SQL, with a
+:func:`unimem.recall.search_terms.terms` (PostgreSQL: the same rules in SQL, with a
 text-search configuration per language), built from the stored, redacted
 text; deleting or sweeping an entry deletes its index row with it.
 """
@@ -43,7 +43,7 @@ class KeywordSearch(Protocol):
         limit: int,
     ) -> list[KeywordHit]:
         """The user's entries matching any of ``terms`` (from
-        :func:`unimem.recall.tokens.terms`), best first, at most ``limit``,
+        :func:`unimem.recall.search_terms.terms`), best first, at most ``limit``,
         filtered by ``filters``; only ``user_id``'s entries, ever."""
         ...
 

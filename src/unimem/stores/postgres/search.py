@@ -9,9 +9,9 @@ index when it is deleted or swept.
 The vector is built from the stored (redacted) content with the text-search
 configuration of the entry's language (``english``, ``spanish``, ``arabic``,
 ``hindi`` ...; ``simple`` where PostgreSQL has no stemmer), plus the words
-as written (``simple``, Latin accents folded as :mod:`unimem.recall.tokens`
+as written (``simple``, Latin accents folded as :mod:`unimem.recall.search_terms`
 folds them) and the character pairs of Chinese, Japanese and Korean text
-(the bigrams of :mod:`unimem.recall.tokens`, made in SQL). A query is the
+(the bigrams of :mod:`unimem.recall.search_terms`, made in SQL). A query is the
 search terms OR-ed, as written (a prefix match for longer words, so
 "headache" finds "headaches") and under each stemming configuration.
 """

@@ -2,7 +2,7 @@
 
 Schema version 3 adds ``entry_search`` (one row per entry: its key) and the
 FTS5 table ``entry_terms`` (the entry's search terms, from
-:func:`unimem.recall.tokens.terms`, and its owner as one hashed token), and
+:func:`unimem.recall.search_terms.terms`, and its owner as one hashed token), and
 triggers on ``entries`` that insert, update and delete their rows in the
 statement that writes the entry: an entry is findable as soon as its append
 commits, and leaves the index when it is deleted or swept. The triggers call
@@ -27,7 +27,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from ...recall.hits import SearchFilters
-from ...recall.tokens import terms_text
+from ...recall.search_terms import terms_text
 from ..rows import entry_from_json
 from ..search import KeywordHit
 from .filters import filter_clauses
