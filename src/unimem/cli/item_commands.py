@@ -10,8 +10,8 @@ from typing import Any
 
 import click
 
-from .cli_facts import _DB_HELP, _fail_cleanly, _open, _run
-from .models import StoredItem
+from ..models import StoredItem
+from .support import DB_HELP, fail_cleanly, open_service_at, run
 
 __all__ = ["items"]
 
@@ -41,8 +41,8 @@ def items() -> None:
 @click.option("--filter", "filter_json", help='Value fields as JSON, e.g. {"stars": {"$gte": 4}}.')
 @click.option("--limit", default=100, show_default=True, help="At most this many (1-1000).")
 @click.option("--json", "as_json", is_flag=True, help="Print the items as JSON.")
-@click.option("--database-url", help=_DB_HELP)
-@_fail_cleanly
+@click.option("--database-url", help=DB_HELP)
+@fail_cleanly
 def list_(
     user: str,
     prefix: str,
@@ -59,12 +59,12 @@ def list_(
         raise click.UsageError(f"--filter is not JSON: {exc.msg}") from exc
 
     async def go() -> list[StoredItem]:
-        async with _open(database_url) as service:
+        async with open_service_at(database_url) as service:
             return await service.search_items(
                 _labels(prefix), query=query, filter=value_filter, limit=limit, user_id=user
             )
 
-    found = _run(go())
+    found = run(go())
     _echo(found, as_json)
     if not found and not as_json:
         click.echo("no items", err=True)
@@ -72,32 +72,32 @@ def list_(
 
 @items.command()
 @click.option("--user", required=True, help="Whose namespaces.")
-@click.option("--database-url", help=_DB_HELP)
-@_fail_cleanly
+@click.option("--database-url", help=DB_HELP)
+@fail_cleanly
 def namespaces(user: str, database_url: str | None) -> None:
     """The namespaces holding the user's items."""
 
     async def go() -> list[list[str]]:
-        async with _open(database_url) as service:
+        async with open_service_at(database_url) as service:
             return await service.list_item_namespaces(user_id=user, limit=1000)
 
-    for namespace in _run(go()):
+    for namespace in run(go()):
         click.echo("/".join(namespace))
 
 
 @items.command()
 @click.option("--user", required=True, help="Whose item.")
-@click.option("--database-url", help=_DB_HELP)
+@click.option("--database-url", help=DB_HELP)
 @click.argument("namespace")
 @click.argument("key")
-@_fail_cleanly
+@fail_cleanly
 def delete(user: str, database_url: str | None, namespace: str, key: str) -> None:
     """Delete one item (NAMESPACE as memories/food)."""
 
     async def go() -> bool:
-        async with _open(database_url) as service:
+        async with open_service_at(database_url) as service:
             return await service.delete_item(_labels(namespace), key, user_id=user)
 
-    if not _run(go()):
+    if not run(go()):
         raise click.ClickException(f"no item {key!r} in {namespace!r} for user {user!r}")
     click.echo(f"deleted {namespace} {key}")

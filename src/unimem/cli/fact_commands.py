@@ -3,49 +3,14 @@ delete) from the command line, on the store ``unimem serve`` opens."""
 
 from __future__ import annotations
 
-import functools
 import json
-from collections.abc import Callable, Coroutine
-from typing import Any, TypeVar
 
 import click
 
-from .models import Fact
-from .service import UnifiedMemoryService
+from ..models import Fact
+from .support import DB_HELP, fail_cleanly, open_service_at, run
 
 __all__ = ["facts"]
-
-T = TypeVar("T")
-
-_DB_HELP = (
-    "Store URL: sqlite:///path.db, postgresql://user@host/db or memory:// "
-    "[env: UNIMEM_DATABASE_URL; default: sqlite:///<data dir>/unimem.db]"
-)
-
-
-def _fail_cleanly(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """``unimem.cli``'s clean errors (looked up when called: that module
-    registers this group, so it is not imported here at import time)."""
-
-    @functools.wraps(fn)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        from . import cli
-
-        return cli._fail_cleanly(fn)(*args, **kwargs)
-
-    return wrapper
-
-
-def _open(database_url: str | None) -> UnifiedMemoryService:
-    from . import cli
-
-    return cli._open_service(cli._settings(database_url))
-
-
-def _run(coro: Coroutine[Any, Any, T]) -> T:
-    from . import cli
-
-    return cli._run(coro)
 
 
 def _line(fact: Fact) -> str:
@@ -71,20 +36,20 @@ def facts() -> None:
 @click.option("--history", is_flag=True, help="Also the facts a change or correction closed.")
 @click.option("--kind", "kinds", multiple=True, help="Only this kind (repeatable).")
 @click.option("--json", "as_json", is_flag=True, help="Print the facts as JSON.")
-@click.option("--database-url", help=_DB_HELP)
-@_fail_cleanly
+@click.option("--database-url", help=DB_HELP)
+@fail_cleanly
 def list_(
     user: str, history: bool, kinds: tuple[str, ...], as_json: bool, database_url: str | None
 ) -> None:
     """List a user's facts, oldest first."""
 
     async def go() -> list[Fact]:
-        async with _open(database_url) as service:
+        async with open_service_at(database_url) as service:
             return await service.list_facts(
                 user_id=user, include_history=history, kinds=list(kinds) or None
             )
 
-    found = _run(go())
+    found = run(go())
     _echo(found, as_json)
     if not found and not as_json:
         click.echo("no facts", err=True)
@@ -92,26 +57,26 @@ def list_(
 
 @facts.command()
 @click.option("--user", required=True, help="Whose fact.")
-@click.option("--database-url", help=_DB_HELP)
+@click.option("--database-url", help=DB_HELP)
 @click.argument("fact_id")
-@_fail_cleanly
+@fail_cleanly
 def confirm(user: str, database_url: str | None, fact_id: str) -> None:
     """Mark a current fact as confirmed."""
 
     async def go() -> Fact:
-        async with _open(database_url) as service:
+        async with open_service_at(database_url) as service:
             return await service.confirm_fact(fact_id, user_id=user)
 
-    click.echo(_line(_run(go())))
+    click.echo(_line(run(go())))
 
 
 @facts.command()
 @click.option("--user", required=True, help="Whose fact.")
 @click.option("--attr", "attrs", multiple=True, help="An attribute as name=value (repeatable).")
-@click.option("--database-url", help=_DB_HELP)
+@click.option("--database-url", help=DB_HELP)
 @click.argument("fact_id")
 @click.argument("value")
-@_fail_cleanly
+@fail_cleanly
 def correct(
     user: str, attrs: tuple[str, ...], database_url: str | None, fact_id: str, value: str
 ) -> None:
@@ -124,26 +89,26 @@ def correct(
         attributes[name.strip()] = given
 
     async def go() -> Fact:
-        async with _open(database_url) as service:
+        async with open_service_at(database_url) as service:
             return await service.correct_fact(
                 fact_id, value, user_id=user, attributes=attributes or None
             )
 
-    click.echo(_line(_run(go())))
+    click.echo(_line(run(go())))
 
 
 @facts.command()
 @click.option("--user", required=True, help="Whose fact.")
-@click.option("--database-url", help=_DB_HELP)
+@click.option("--database-url", help=DB_HELP)
 @click.argument("fact_id")
-@_fail_cleanly
+@fail_cleanly
 def delete(user: str, database_url: str | None, fact_id: str) -> None:
     """Delete one fact (current or past)."""
 
     async def go() -> bool:
-        async with _open(database_url) as service:
+        async with open_service_at(database_url) as service:
             return await service.delete_fact(fact_id, user_id=user)
 
-    if not _run(go()):
+    if not run(go()):
         raise click.ClickException(f"no fact {fact_id!r} for user {user!r}")
     click.echo(f"deleted {fact_id}")

@@ -1,0 +1,5 @@
+"""``python -m unimem.cli``: the ``unimem`` command."""
+
+from . import main
+
+main()
