@@ -28,6 +28,11 @@ _phrases(
 )
 
 
+# object: the person a request is about ("tell bartholomew", "ask siobhan to call",
+# "it's under takahashi"): a listed name, or a word no word list has.
+_phrases("object", "tell,ask,let,remind,page,told,asked,reminded,paged,under,ask for")
+
+
 # weak: only a known given name (or a capitalized word in typed text) follows.
 # patient: a known name follows ("Patient Nguyen Van An", not "Patient Portal").
 _phrases("patient", "patient,pt,paciente,patiente,المريض,المريضة")
@@ -37,7 +42,7 @@ _phrases(
     "weak",
     "يا,i'm,i am,im,this is,it's,soy,je suis,c'est,ici,أنا,انا,hi,hello,hey,hola,bonjour,"
     "thanks,thank you,dear,spoke with,spoke to,talked to,talked with,talking to,"
-    "talking with,speak with,speak to",
+    "talking with,speak with,speak to,from :,to :,cc :,attn :,attention :,signed :",
 )
 
 
@@ -116,7 +121,45 @@ _PLACE_AFTER = frozenset(
 )
 
 
-_SCORES = {"patient": 0.8, "strong": 0.9, "title": 0.85, "relation": 0.8, "weak": 0.8, "bare": 0.7}
+#: A title after these is a role ("the nurse drew blood"), not a form of address.
+_ARTICLES = frozenset(words("the a an this that"))
+
+
+#: A weak introduction followed by one word and then these (or nothing) introduces
+#: that word alone as a name: "this is chidi from the pharmacy".
+_INTRO_CUES = frozenset({("this", "is"), ("it's",), ("its",)})
+_AFTER_INTRO = frozenset(
+    words("from calling here speaking again and i i'm im with returning . , ! ?")
+)
+
+
+#: Words after a relation that are not its name: "my son will drive", "my wife drew".
+_NOT_AFTER_RELATION = frozenset(
+    words(
+        "will may can might must shall would could should drew rose in an so see soon son "
+        "my many else long ok al del le les ma mi su ta tu un una era esta"
+    )
+)
+
+
+#: "Mark from billing", "April at reception": a given name and where the person works.
+_WORKPLACES = frozenset(
+    words(
+        "billing reception records scheduling radiology pharmacy lab laboratory admissions "
+        "triage insurance accounts cardiology oncology front desk office clinic"
+    )
+)
+
+
+_SCORES = {
+    "patient": 0.8,
+    "strong": 0.9,
+    "title": 0.85,
+    "relation": 0.8,
+    "weak": 0.8,
+    "bare": 0.7,
+    "object": 0.75,
+}
 
 
 #: Words before a name spelled out letter by letter ("spelled o k o n k w o").

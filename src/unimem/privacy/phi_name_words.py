@@ -6,7 +6,14 @@ from __future__ import annotations
 
 from .phi_doc import Doc
 from .phi_lexicon import fold
-from .phi_name_cues import _ARABIC_RE, _MEDICAL_NEXT, _PARTICLES, _TITLE_WORDS, _VOWELS
+from .phi_name_cues import (
+    _ARABIC_RE,
+    _MEDICAL_NEXT,
+    _NOT_AFTER_RELATION,
+    _PARTICLES,
+    _TITLE_WORDS,
+    _VOWELS,
+)
 
 __all__: list[str] = []
 
@@ -82,7 +89,50 @@ def _known(doc: Doc, k: int) -> bool:
     return low in names or low in doc.lex.surnames or bare in names or bare in doc.lex.surnames
 
 
+def _object_name(doc: Doc, k: int) -> bool:
+    """Token ``k``, after "tell", "ask", "under" ..., is a name: a free word no word
+    list has, capitalized in typed text ("tell bartholomew", "Ask Siobhan")."""
+    if not _plain(doc, k) or _arabic(doc.low(k)):
+        return False
+    if doc.cased:
+        return doc.capitalized(k)
+    return _known(doc, k) or len(doc.low(k)) > 2
+
+
+def _cue_word_then_surname(doc: Doc, k: int) -> bool:
+    """Typed text: a capitalized word that is no function word nor medical term, then a
+    capitalized known surname that is no word ("From: Temperance Aldridge")."""
+    low = doc.low(k)
+    return (
+        doc.cased
+        and doc.free(k)
+        and doc.is_alpha(k)
+        and doc.capitalized(k)
+        and low not in doc.lex.common
+        and low not in _TITLE_WORDS
+        and not _medical(doc, k)
+        and doc.free(k + 1)
+        and doc.capitalized(k + 1)
+        and _plain(doc, k + 1)
+        and _known(doc, k + 1)
+    )
+
+
 def _accept_first(doc: Doc, k: int, kind: str) -> bool:
+    if kind == "object":
+        return _object_name(doc, k)
+    if kind != "bare" and _cue_word_then_surname(doc, k):
+        return True
+    if (
+        kind == "relation"
+        and not doc.cased
+        and doc.free(k)
+        and doc.is_alpha(k)
+        and _given(doc, k)
+        and doc.low(k) not in _NOT_AFTER_RELATION
+        and not _medical(doc, k)
+    ):
+        return True  # "my grandma pearl turned ninety six", not "my son will drive"
     if (
         kind != "bare"
         and doc.cased

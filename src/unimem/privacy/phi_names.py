@@ -19,9 +19,12 @@ Names are found these ways, most trusted first:
 
 from __future__ import annotations
 
-from .phi_doc import Doc
+from .phi_doc import SENTENCE_END, Doc
 from .phi_name_cues import (
+    _AFTER_INTRO,
+    _ARTICLES,
     _CUE_FIRST,
+    _INTRO_CUES,
     _KINDS,
     _LONGEST,
     _PARTICLES,
@@ -32,6 +35,7 @@ from .phi_name_cues import (
     _SKIP_AFTER_CUE,
     _SPELL_CUES,
     _TITLE_WORDS,
+    _WORKPLACES,
 )
 from .phi_name_words import (
     _accept_first,
@@ -111,6 +115,14 @@ def find_names(doc: Doc) -> None:
             doc.claim("PERSON", start, spelled, _SCORES[kind])  # "my name is o k o n k w o"
             i = spelled + 1
             continue
+        if (
+            kind == "title"
+            and not doc.cased
+            and doc.low(i - 1) in _ARTICLES
+            and doc.low(start) in doc.lex.words
+        ):
+            i += size  # "the nurse drew blood": a role, and a word after it
+            continue
         named = start
         while doc.low(named) in _PARTICLES and named - start < 3:
             named += 1
@@ -129,6 +141,16 @@ def find_names(doc: Doc) -> None:
             end = _extend(doc, start, kind == "relation")
             doc.claim("PERSON", start, end, _SCORES[kind])
             i = end + 1
+        elif (
+            tuple(lows[i : i + size]) in _INTRO_CUES
+            and not doc.cased
+            and _plain(doc, start)
+            and lows[start].isascii()
+            and len(lows[start]) > 2
+            and (start + 1 == n or lows[start + 1] in _AFTER_INTRO)
+        ):
+            doc.claim("PERSON", start, start, _SCORES["weak"])  # "this is chidi from ..."
+            i = start + 1
         else:
             i += size
     for k in _given_at(doc):
@@ -142,10 +164,28 @@ def find_names(doc: Doc) -> None:
     _find_before_surnames(doc)
     if doc.cased or (doc.language == "en" and doc.norm.isascii()):
         _find_unlisted_pairs(doc)
+    _find_at_work(doc)
     found = _name_parts(doc)
-    if found:
+    if found or any(len(low) == 1 for low in doc.vocab):
         _find_spelled(doc, {"".join(part.split()) for part in found})
+    if found:
         _find_mentions(doc, found)
+
+
+def _find_at_work(doc: Doc) -> None:
+    """Claim a given name, even one that is a common word, opening a clause and followed
+    by where the person works: "Mark from billing called", "April at reception"."""
+    lows = doc.lows
+    for k in _given_at(doc):
+        if not (k == 0 or lows[k - 1] in SENTENCE_END or lows[k - 1] == ","):
+            continue
+        if not doc.free(k) or (doc.cased and not doc.capitalized(k)):
+            continue
+        if lows[k] in {"will", "may", "can"} or doc.low(k + 1) not in {"from", "at"}:
+            continue
+        place = k + 2 + (doc.low(k + 2) in {"the", "our", "your"})
+        if doc.low(place) in _WORKPLACES and not _medical(doc, k):
+            doc.claim("PERSON", k, k, _SCORES["bare"])
 
 
 def _find_unlisted_pairs(doc: Doc) -> None:

@@ -285,6 +285,17 @@ def _classify(doc: Doc, start: int, last: int, cue: str | None) -> None:
     doc.claim(type_, start, last, 0.9 if cue and cue != _GENERIC else 0.75)
 
 
+def _decimal_point(doc: Doc, k: int) -> bool:
+    """Token ``k`` (a ".") sits between two numbers with no space: "93.5", not "93."."""
+    j = k + 1
+    return (
+        j < len(doc.lows)
+        and doc.nums[j] is not None
+        and doc.starts[j] == doc.ends[k]
+        and doc.ends[k - 1] == doc.starts[k]
+    )
+
+
 def find_ages(doc: Doc) -> None:
     """Claim ages of 90 and over ("i'm ninety two", "94 years old", "tengo 92 años").
 
@@ -304,6 +315,8 @@ def find_ages(doc: Doc) -> None:
         while doc.low(after) == "-":
             after += 1
         nxt = doc.low(after)
+        if nxt == "." and not _decimal_point(doc, after):
+            nxt = ""  # "My grandfather is 102.": the sentence ends there
         if nxt in _UNITS:
             continue
         before = doc.low(run.first - 1)
@@ -319,12 +332,14 @@ def find_ages(doc: Doc) -> None:
             subject = before2 if before != "am" else "i"
             if before in {"i'm", "im", "he's", "she's"} or subject in _PEOPLE:
                 age = True
-            elif (
-                run.first >= 2
-                and doc.used[run.first - 2]
-                and any(s.type == "PERSON" and s.end == doc.ends[run.first - 2] for s in doc.spans)
-            ):
-                age = True  # "my mom susan is ninety four"
+            else:
+                # "my mom susan is ninety four", "My mother, Rosalind Achterberg, is 93"
+                name = run.first - (3 if before2 == "," else 2)
+                age = (
+                    name >= 0
+                    and doc.used[name]
+                    and any(s.type == "PERSON" and s.end == doc.ends[name] for s in doc.spans)
+                )
         if not age and before == "," and nxt in {",", ""}:
             # "My father George, 92, lives with us"
             age = run.first >= 2 and (before2 in _PEOPLE or doc.used[run.first - 2])
