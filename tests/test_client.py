@@ -27,7 +27,7 @@ from unimem.client import MemoryClient
 from unimem.context.builder import LLMContext
 from unimem.errors import ContentTooLargeError, RateLimitedError
 from unimem.models import DeletionReceipt
-from unimem.server.settings import RateLimit
+from unimem.server.server_settings import RateLimit
 
 
 @pytest.fixture

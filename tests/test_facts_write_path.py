@@ -211,7 +211,7 @@ async def test_with_anonymization_on_a_facts_own_date_is_kept_and_names_are_not(
 
 
 def test_unimem_auto_facts_reaches_the_server_and_the_service():
-    from unimem.server.settings import ServerSettings
+    from unimem.server.server_settings import ServerSettings
     from unimem.settings import Settings
 
     env = {"UNIMEM_AUTO_FACTS": "false", "UNIMEM_FACTS_LLM_TIMEOUT": "0.5"}

@@ -11,7 +11,7 @@ import pytest
 from server_support import SECRET, asgi_client, auth, create_app, settings, token
 from unimem.errors import AuthError, ConfigurationError, InvalidInputError, RateLimitedError
 from unimem.server.auth import Authenticator, RateLimiter, issue_token, parse_ttl
-from unimem.server.settings import RateLimit, ServerSettings, parse_rate_limit
+from unimem.server.server_settings import RateLimit, ServerSettings, parse_rate_limit
 
 BODY = {"role": "user", "content": "hello"}
 

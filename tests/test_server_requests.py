@@ -17,7 +17,7 @@ import pytest
 from server_support import SECRET, asgi_client, auth, create_app, settings, token
 from unimem.errors import AuthError
 from unimem.server.auth import Authenticator
-from unimem.server.settings import RateLimit
+from unimem.server.server_settings import RateLimit
 
 BODY = {"role": "user", "content": "hello there", "mode": "voice", "language": "en"}
 GOOD = auth("alice")

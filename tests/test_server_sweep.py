@@ -108,7 +108,7 @@ def test_lock_follows_the_configured_stores(tmp_path: Path) -> None:
 
 def test_sweep_interval_setting() -> None:
     from unimem.errors import ConfigurationError
-    from unimem.server.settings import ServerSettings
+    from unimem.server.server_settings import ServerSettings
 
     assert ServerSettings.from_env({}).sweep_interval == 3600
     assert ServerSettings.from_env({"UNIMEM_SWEEP_INTERVAL": "60"}).sweep_interval == 60

@@ -7,6 +7,6 @@ none is given it reads the ``UNIMEM_*`` variables (``Settings.from_env()``).
 
 from .app import create_app
 from .auth import issue_token
-from .settings import ServerSettings
+from .server_settings import ServerSettings
 
 __all__ = ["ServerSettings", "create_app", "issue_token"]

@@ -35,7 +35,7 @@ from .error_handlers import install_error_handlers
 from .metrics import Metrics
 from .middleware import BodyLimitMiddleware, LoopbackOnlyMiddleware, MetricsMiddleware
 from .relay import RedisLiveBus
-from .settings import ServerSettings
+from .server_settings import ServerSettings
 from .sweeper import lock_for, sweep_forever
 from .timed_store import TimedStore
 

@@ -16,7 +16,7 @@ import jwt
 
 from ..errors import AuthError, ConfigurationError, InvalidInputError, RateLimitedError
 from ..validation import check_id
-from .settings import MIN_SECRET_BYTES, RateLimit
+from .server_settings import MIN_SECRET_BYTES, RateLimit
 
 __all__ = ["Authenticator", "RateLimiter", "issue_token", "parse_ttl"]
 

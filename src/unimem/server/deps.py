@@ -14,7 +14,7 @@ from fastapi import Depends, Request
 from ..service import UnifiedMemoryService
 from .auth import Authenticator, RateLimiter
 from .metrics import Metrics
-from .settings import ServerSettings
+from .server_settings import ServerSettings
 
 __all__ = ["MetricsDep", "ServiceDep", "SettingsDep", "UserDep"]
 

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import IO, Protocol
 
 from ..service import UnifiedMemoryService
-from .settings import ServerSettings
+from .server_settings import ServerSettings
 
 __all__ = [
     "FileLeaderLock",
