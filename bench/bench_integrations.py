@@ -1,7 +1,7 @@
 """What the framework adapters cost: the time each adds to a voice turn, and the
 OpenAI Agents session beside the SDK's own sessions.
 
-Usage: python bench/bench_integrations.py [--turns 100] [--ops 300] [--check]
+Usage: python bench/bench_integrations.py [--turns 100] [--ops 300] [--check] [--sessions-only]
        [--redis redis://127.0.0.1:6379/0] [--pg postgresql://postgres@127.0.0.1:5432/test]
 
 One run, same servers, on the in-process store and on Redis + PostgreSQL (a
@@ -22,9 +22,14 @@ stored turns and one pinned fact, so unimem's context has real work to do.
   (called inline by the session; the writes go to the background).
 * In both, the background writes of a turn finish before the next turn starts
   (untimed), as between the turns of a conversation.
-* OpenAI Agents SDK: ``UnimemSession`` (on both stores and on a SQLite file)
-  beside ``SQLiteSession`` (a file) and ``RedisSession``: add one item, read
-  the last 10.
+* OpenAI Agents SDK: ``UnimemSession`` (on both stores, on a SQLite file,
+  and remote: a ``MemoryClient`` to ``unimem serve`` on a SQLite file in
+  another process) beside ``SQLiteSession`` (a file) and ``RedisSession``: add
+  one item, read the last 10, round robin (one add and one read of each in
+  turn, in a new order each round, so load from elsewhere hits all alike).
+  Beside each ``UnimemSession`` on a store, the same entries written and read
+  by the service itself (``add_entry``, ``get_history``): the difference is
+  the adapter's own cost.
 
 Prints p50/p99 in milliseconds, and for each adapter how much of a turn's
 time is the service's ``build_llm_context`` and how much the adapter's own;
@@ -35,6 +40,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
+import random
 import statistics
 import tempfile
 import time
@@ -48,6 +55,7 @@ import asyncpg
 import redis.asyncio as aioredis
 from agents import SQLiteSession
 from agents.extensions.memory import RedisSession
+from bench_http import SECRET, serve
 from livekit.agents import ConversationItemAddedEvent, llm
 from pipecat.frames.frames import (
     Frame,
@@ -62,9 +70,11 @@ from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 from pipecat.workers.runner import WorkerRunner
 
 from unimem import MemoryEntry, UnifiedMemoryService
+from unimem.client import MemoryClient
 from unimem.integrations.livekit import AgentMemory, UnimemAgent
-from unimem.integrations.openai_agents import UnimemSession
+from unimem.integrations.openai_agents import UnimemSession, entry_from_item
 from unimem.integrations.pipecat import UnimemMemoryProcessor
+from unimem.server.auth import issue_token
 from unimem.stores.layered import LayeredStore
 from unimem.stores.postgres.store import PostgresStore
 from unimem.stores.redis import SessionCache, redis_client_from_url
@@ -208,20 +218,44 @@ async def livekit_turns(
 # ---------------------------------------------------------------------- Agents SDK
 
 
-async def session_ops(session: Any, ops: int) -> tuple[list[float], list[float]]:
-    """(add one item, read the last 10) in milliseconds, ``ops`` of each."""
+class ServiceDirect:
+    """The service's own calls for what ``UnimemSession`` does: the same entry
+    (``entry_from_item``) by ``add_entry``, the last 10 by ``get_history``."""
+
+    def __init__(self, memory: UnifiedMemoryService, session_id: str) -> None:
+        self.memory, self.session_id = memory, session_id
+
+    async def add_items(self, items: list[dict[str, Any]]) -> None:
+        for item in items:
+            entry = entry_from_item(item)
+            await self.memory.add_entry(self.session_id, entry, user_id="bench")
+
+    async def get_items(self, limit: int) -> list[MemoryEntry]:
+        return await self.memory.get_history(self.session_id, limit, user_id="bench")
+
+
+async def session_ops(
+    subjects: dict[str, Any], ops: int
+) -> dict[str, tuple[list[float], list[float]]]:
+    """(add one item, read the last 10) in milliseconds, ``ops`` of each, for
+    every subject in turn (warm-up first, untimed)."""
     item = {"role": "user", "content": QUESTION}
-    adds: list[float] = []
-    reads: list[float] = []
-    for _ in range(ops):
-        t0 = time.perf_counter()
-        await session.add_items([item])
-        t1 = time.perf_counter()
-        await session.get_items(limit=10)
-        t2 = time.perf_counter()
-        adds.append((t1 - t0) * 1000)
-        reads.append((t2 - t1) * 1000)
-    return adds, reads
+    results: dict[str, tuple[list[float], list[float]]] = {n: ([], []) for n in subjects}
+    order = list(subjects)
+    shuffle = random.Random(7).shuffle
+    for round_ in range(WARMUP * 4 + ops):
+        shuffle(order)
+        for name in order:
+            session = subjects[name]
+            t0 = time.perf_counter()
+            await session.add_items([item])
+            t1 = time.perf_counter()
+            await session.get_items(limit=10)
+            t2 = time.perf_counter()
+            if round_ >= WARMUP * 4:
+                results[name][0].append((t1 - t0) * 1000)
+                results[name][1].append((t2 - t1) * 1000)
+    return results
 
 
 # ---------------------------------------------------------------------- run
@@ -265,10 +299,11 @@ async def run(args: argparse.Namespace) -> None:
         if pct(samples, 0.99) > LIMIT_MS:
             over.append(f"{name}: p99 {pct(samples, 0.99):.2f} ms")
 
-    baseline, _ = await pipecat_turns(PassThrough(), args.turns)
-    print(line("Pipecat pipeline, pass-through (baseline)", baseline))
+    baseline, _ = ([], []) if args.sessions_only else await pipecat_turns(PassThrough(), args.turns)
+    if baseline:
+        print(line("Pipecat pipeline, pass-through (baseline)", baseline))
     async with stores(args) as services:
-        for name, memory in services.items():
+        for name, memory in services.items() if baseline else ():
             await seed(memory, f"pc-{name}")
             timed = TimedMemory(memory)
             processor = UnimemMemoryProcessor(timed, f"pc-{name}", user_id="bench")  # type: ignore[arg-type]
@@ -280,7 +315,7 @@ async def run(args: argparse.Namespace) -> None:
             print(line("    of which build_llm_context", reads))
             print(line("    of which the adapter itself", own))
             check(f"Pipecat on {name}, added", added)
-        for name, memory in services.items():
+        for name, memory in services.items() if baseline else ():
             await seed(memory, f"lk-{name}")
             turns, reads = await livekit_turns(TimedMemory(memory), f"lk-{name}", args.turns)
             own = [t - r for t, r in zip(turns, reads, strict=True)]
@@ -293,29 +328,40 @@ async def run(args: argparse.Namespace) -> None:
             f"\n{'OpenAI Agents session (ms)':52} {'add p50':>8} {'p99':>8}"
             f" {'read10 p50':>10} {'p99':>8}"
         )
-        subjects: dict[str, Any] = {
-            f"UnimemSession, {name}": UnimemSession(memory, f"oa-{name}", user_id="bench")
-            for name, memory in services.items()
-        }
         with tempfile.TemporaryDirectory() as tmp:
             # the durable store of one machine, beside the SDK's own file
             on_file = UnifiedMemoryService.from_url(f"sqlite:///{Path(tmp) / 'unimem.db'}")
             await on_file.setup()
-            subjects["UnimemSession, sqlite (file)"] = UnimemSession(
-                on_file, "oa-sqlite", user_id="bench"
-            )
+            stores_ = {**services, "sqlite (file)": on_file}
+            subjects: dict[str, Any] = {}
+            for i, (name, memory) in enumerate(stores_.items()):
+                subjects[f"UnimemSession, {name}"] = UnimemSession(
+                    memory, f"oa-{i}", user_id="bench"
+                )
+                subjects[f"  service add_entry / get_history, {name}"] = ServiceDirect(
+                    memory, f"svc-{i}"
+                )
             subjects["SQLiteSession (file)"] = SQLiteSession("oa", str(Path(tmp) / "agents.db"))
             client = aioredis.Redis.from_url(args.redis)
             redis_session = RedisSession(
                 "oa", redis_client=client, key_prefix=f"bench{uuid.uuid4().hex[:8]}", ttl=3600
             )
             subjects["RedisSession"] = redis_session
-            results = {}
-            for name, session in subjects.items():
-                results[name] = await session_ops(session, args.ops)
+            remote_db = f"sqlite:///{Path(tmp) / 'served.db'}"
+            async with serve({"UNIMEM_DATABASE_URL": remote_db}) as (port, _):
+                remote = MemoryClient(
+                    f"http://127.0.0.1:{port}", token=issue_token(SECRET, "bench", 3600)
+                )
+                subjects["UnimemSession, remote (MemoryClient, sqlite)"] = UnimemSession(
+                    remote, "oa-remote"
+                )
+                results = await session_ops(subjects, args.ops)
+                await remote.aclose()
             await redis_session.clear_session()
             await client.aclose()
             await on_file.aclose()
+        load = os.getloadavg()
+        print(f"(load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} at the end)")
         for name, (adds, reads) in results.items():
             print(
                 f"{name:52} {pct(adds, 0.5):>8.3f} {pct(adds, 0.99):>8.3f} "
@@ -338,6 +384,9 @@ def main() -> None:
     parser.add_argument("--turns", type=int, default=100)
     parser.add_argument("--ops", type=int, default=300)
     parser.add_argument("--check", action="store_true", help="exit 1 when over the 5 ms")
+    parser.add_argument(
+        "--sessions-only", action="store_true", help="the Agents SDK sessions alone"
+    )
     parser.add_argument("--redis", default="redis://127.0.0.1:6379/0")
     parser.add_argument("--pg", default="postgresql://postgres@127.0.0.1:5432/test")
     asyncio.run(run(parser.parse_args()))
