@@ -13,7 +13,7 @@ from ..privacy.write_settings import WriteSettings
 from ..stores.contracts import DurableStore
 from ..validation import check_id
 
-__all__ = ["ServiceCore", "check_owner"]
+__all__ = ["ServiceCore", "check_owner", "visible"]
 
 
 def check_owner(state: SessionInfo | None, session_id: str, user_id: str | None) -> None:
@@ -21,6 +21,12 @@ def check_owner(state: SessionInfo | None, session_id: str, user_id: str | None)
     given) is not its owner: another user's session looks like no session."""
     if state is not None and user_id is not None and state.user_id != user_id:
         raise SessionNotFoundError(f"no session {session_id!r} for this user")
+
+
+def visible(state: SessionInfo | None, user_id: str | None) -> bool:
+    """Whether the session exists for ``user_id`` (any user when ``None``).
+    Reads of a session that is not answer as for a session never used."""
+    return state is not None and (user_id is None or state.user_id == user_id)
 
 
 class ServiceCore:

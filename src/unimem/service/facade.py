@@ -4,7 +4,7 @@ The service is a façade over four plain parts built in its constructor, each
 given the store and the shared state (:class:`~unimem.service.core.ServiceCore`):
 writes (:mod:`~unimem.service.writes`: validate, fill ids, detect language,
 apply the privacy settings, commit, publish), reads
-(:mod:`~unimem.service.reads`), privacy (:mod:`~unimem.service.privacy`:
+(:mod:`~unimem.service.session_reads`), privacy (:mod:`~unimem.service.privacy`:
 settings, deletion, export, retention, audit, encryption at rest) and context
 (:mod:`~unimem.service.context`: LLM context, pinned facts, interruptions).
 Stores never see unvalidated input.
@@ -54,9 +54,9 @@ from .facts import FactOperations
 from .indexer import RecallIndexer
 from .items import ItemOperations
 from .privacy import PrivacyOperations
-from .reads import SessionReads
 from .recall import DEFAULT_K, RecallOperations
 from .reveal import RevealOperations
+from .session_reads import SessionReads
 from .writes import SessionWrites, enum_value
 
 __all__ = ["UnifiedMemoryService", "store_from_urls"]

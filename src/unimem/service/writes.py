@@ -17,10 +17,9 @@ from ..language import apply_language_policy, detection_needed, is_warm, preload
 from ..models import EventType, MemoryEntry, MemoryEvent, Mode, SessionInfo, SwitchTrigger, utcnow
 from ..stores.contracts import SessionTtlStore, SettingsChanged, TokensChanged
 from ..validation import check_content, check_content_size, check_id, check_not_future
-from .core import ServiceCore
+from .core import ServiceCore, visible
 from .fact_updates import FactUpdates
 from .privacy import POLICY_ACTOR, PrivacyOperations
-from .reads import visible
 
 __all__ = ["SETTINGS_ATTEMPTS", "SessionWrites", "enum_value"]
 

@@ -22,14 +22,13 @@ from ..models import (
 )
 from ..stores.contracts import ContextSnapshot, DurableStore
 from ..validation import check_id, check_range
-from .core import ServiceCore, check_owner
+from .core import ServiceCore, check_owner, visible
 
 __all__ = [
     "CONTEXT_EVENT_LIMIT",
     "DEGRADATION_MEMORY_DISABLED",
     "SessionReads",
     "collect_rag",
-    "visible",
 ]
 
 #: How many language and mode events a context carries.
@@ -52,12 +51,6 @@ def collect_rag(entries: list[MemoryEntry]) -> RagContext:
                 seen.add(key)
                 sources.append(source)
     return RagContext(passages=list(passages), sources=sources)
-
-
-def visible(state: SessionInfo | None, user_id: str | None) -> bool:
-    """Whether the session exists for ``user_id`` (any user when ``None``).
-    Reads of a session that is not answer as for a session never used."""
-    return state is not None and (user_id is None or state.user_id == user_id)
 
 
 def _unused() -> ContextSnapshot:
