@@ -334,7 +334,7 @@ def test_tokens_are_the_reference_tokens(separators: set[str]):
     sample = "".join(sorted(separators)) + "".join(_EDGE)
     for text in (f"a{ch}b {ch}c{ch} {ch}" for ch in sample):
         want = [t for t in (t.strip(_EDGE) for t in _TOKEN.findall(text)) if t]
-        assert content_words._tokens(text) == want, text
+        assert content_words.split_tokens(text) == want, text
 
 
 def test_lower_casing_the_text_lower_cases_its_tokens(separators: set[str]):
@@ -346,15 +346,15 @@ def test_lower_casing_the_text_lower_cases_its_tokens(separators: set[str]):
     others = "".join(ch for ch in _ALL if ch not in special)
     lowered = "".join(ch.lower() for ch in others)
     assert not special.intersection(lowered)
-    plain = "".join(ch for ch in _ALL if not _DIGIT.match(ch) and not script_rules._CJK.match(ch))
+    plain = "".join(ch for ch in _ALL if not _DIGIT.match(ch) and not script_rules.CJK.match(ch))
     lowered_plain = "".join(ch.lower() for ch in plain)
     assert _DIGIT.search(lowered_plain) is None
-    assert script_rules._CJK.search(lowered_plain) is None
+    assert script_rules.CJK.search(lowered_plain) is None
     text = "ΟΔΟΣ. ΑΣ'Α İstanbul ǅemal"
     assert text.lower() != "".join(ch.lower() for ch in text)  # the sigma
 
 
 def test_below_u0250_the_only_digits_are_ascii():
     assert _DIGIT.findall("".join(map(chr, range(0x250)))) == list("0123456789")
-    assert script_rules._NON_LATIN_SCRIPT.search("".join(map(chr, range(0x250)))) is None
-    assert script_rules._CJK.search("".join(map(chr, range(0x250)))) is None
+    assert script_rules.NON_LATIN_SCRIPT.search("".join(map(chr, range(0x250)))) is None
+    assert script_rules.CJK.search("".join(map(chr, range(0x250)))) is None

@@ -1,7 +1,7 @@
 """Skipping lingua when the function words alone decide (``exact_confidence=False``).
 
 From a lead of ``DECISIVE_LEAD`` hits over every other Latin-script language,
-no lingua probabilities can change the label ``_latin`` gives; these tests
+no lingua probabilities can change the label ``detect_latin`` gives; these tests
 check the scoring against adversarial probabilities, the same labels on every
 text the equivalence tests use, and that lingua is (not) asked.
 """
@@ -104,7 +104,7 @@ def test_a_decisive_lead_decides_whatever_lingua_says(case):
     hits, b, probability = case
     assert min(probability) >= 0 and sum(probability) <= 1 + 1e-12
     best, confidence = latin_evidence._weigh(probability, hits)
-    # what _latin reads: the best, its evidence and the confidence floor
+    # what detect_latin reads: the best, its evidence and the confidence floor
     assert best == b
     assert hits[best] > 0
     assert confidence >= MIN_CONFIDENCE

@@ -10,7 +10,14 @@ from typing import Final
 
 from .lexicon import INTERJECTION_EVIDENCE, ORDINARY, Lexicon, is_word_of
 
-__all__: list[str] = []
+__all__ = [
+    "ASCII_DIGIT",
+    "BEYOND_LATIN",
+    "DIGIT",
+    "content_tokens",
+    "only_names",
+    "split_tokens",
+]
 
 # A token is a run of characters between separators (white space and the
 # punctuation below), without the apostrophes, hyphens and underscores at its
@@ -19,11 +26,11 @@ __all__: list[str] = []
 # the characters the regex class \s matches.
 _PUNCTUATION = re.compile(r"[.,!?;:¿¡()\[\]{}\"“”„«»،؟。、！？，：；…/+=*~|]")
 _EDGE = "'’-‐_"
-_DIGIT = re.compile(r"\d")
-_ASCII_DIGIT = re.compile("[0-9]")
+DIGIT = re.compile(r"\d")
+ASCII_DIGIT = re.compile("[0-9]")
 #: A character from U+0250 on. Below it the only digits (\d) are 0-9, and
 #: there is no letter of a script but Latin, nor a CJK character.
-_BEYOND_LATIN = re.compile("[^\x00-\u024f]")
+BEYOND_LATIN = re.compile("[^\x00-\u024f]")
 #: Drug-name endings (tested with ``str.endswith``).
 _DRUG_SUFFIXES: Final = (
     "pril", "sartan", "olol", "dipine", "statin", "formin", "gliptin", "gliflozin", "glutide",
@@ -52,7 +59,7 @@ def _is_cjk(ch: str) -> bool:
     return 0x3040 <= code <= 0x30FF or 0x3400 <= code <= 0x9FFF or 0xAC00 <= code <= 0xD7AF
 
 
-def _tokens(text: str) -> list[str]:
+def split_tokens(text: str) -> list[str]:
     """The runs of ``text`` between separators, edge characters stripped, none empty."""
     runs = _PUNCTUATION.sub(" ", text).split()
     if "'" in text or "-" in text or "_" in text or "‐" in text or "’" in text:
@@ -73,10 +80,10 @@ def _is_drug_by_suffix(token: str) -> bool:
 def _is_content_free(token: str, may_have_digit: bool) -> bool:
     """A number or dose, or a drug by its suffix (titles, units and listed drugs are in
     :attr:`Lexicon.rules`)."""
-    return bool(may_have_digit and _DIGIT.search(token)) or _is_drug_by_suffix(token)
+    return bool(may_have_digit and DIGIT.search(token)) or _is_drug_by_suffix(token)
 
 
-def _content_tokens(
+def content_tokens(
     tokens: list[str], lex: Lexicon, *, may_have_digit: bool, may_have_cjk: bool
 ) -> tuple[list[str], list[int] | None]:
     """The (lower-cased) ``tokens`` that may carry language, and their indices in ``tokens``.
@@ -110,7 +117,7 @@ def _content_tokens(
         and token.endswith(_DRUG_SUFFIXES)
     }
     if may_have_digit:  # a number or dose
-        dropped.update(filter(_DIGIT.search, tokens))
+        dropped.update(filter(DIGIT.search, tokens))
     evidence_interjections = lex.evidence_interjections
     dropped -= evidence_interjections  # an interjection first, kept
     dropped |= lex.dropped_alone.intersection(tokens)
@@ -123,7 +130,7 @@ def _content_tokens(
 def _content_tokens_in_order(
     tokens: list[str], lex: Lexicon, *, may_have_digit: bool
 ) -> tuple[list[str], list[int] | None]:
-    """:func:`_content_tokens`, token by token."""
+    """:func:`content_tokens`, token by token."""
     rules = lex.rules
     phrases = lex.interjections
     kept: list[str] = []
@@ -175,7 +182,7 @@ def _looks_like_names(raw: list[str], lex: Lexicon) -> bool:
     return not any(is_word_of(t.lower(), evidence) for t in words)
 
 
-def _only_names(
+def only_names(
     latin: list[str], tokens: list[str], positions: list[int] | None, source: str, lex: Lexicon
 ) -> bool:
     """:func:`_looks_like_names` of the kept ``latin`` tokens (see :func:`_spelled`)."""
@@ -197,7 +204,7 @@ def _spelled(
         positions: the index in ``tokens`` of each of ``latin``, or ``None``
             when a token is kept if and only if it equals a kept one.
     """
-    spelled = _tokens(source)
+    spelled = split_tokens(source)
     if positions is None:
         wanted = set(latin)
         return [word for token, word in zip(tokens, spelled, strict=True) if token in wanted]

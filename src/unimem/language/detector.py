@@ -41,12 +41,12 @@ from itertools import compress
 from typing import Final
 
 from .content_words import (
-    _ASCII_DIGIT,
-    _BEYOND_LATIN,
-    _DIGIT,
-    _content_tokens,
-    _only_names,
-    _tokens,
+    ASCII_DIGIT,
+    BEYOND_LATIN,
+    DIGIT,
+    content_tokens,
+    only_names,
+    split_tokens,
 )
 from .detection import Detection
 from .latin_evidence import (
@@ -58,17 +58,17 @@ from .latin_evidence import (
     MAX_CHARS,
     MIN_CONFIDENCE,
     PROBABILITY_FLOOR,
-    _latin,
+    detect_latin,
 )
 from .lexicon import lexicon
 from .lingua_model import SUPPORTED_LANGUAGES, build_lingua_detector, is_warm, preload
 from .script_rules import (
-    _CJK,
-    _LATIN_LETTER,
-    _NON_LATIN_SCRIPT,
-    _TWO_LATIN_LETTERS,
-    _by_script,
-    _script_counts,
+    CJK,
+    LATIN_LETTER,
+    NON_LATIN_SCRIPT,
+    TWO_LATIN_LETTERS,
+    script_counts,
+    script_language,
 )
 
 __all__ = [
@@ -122,43 +122,43 @@ def detect(text: str, *, exact_confidence: bool = True) -> Detection:
     # apostrophe, a digit or a CJK character (tests/test_language_equivalence.py).
     if ascii_only or "Σ" not in source:
         folded = source.lower()
-        tokens = _tokens(folded)
-        narrow = ascii_only or _BEYOND_LATIN.search(folded) is None
-        may_have_digit = (_ASCII_DIGIT if narrow else _DIGIT).search(folded) is not None
-        may_have_cjk = not narrow and _CJK.search(folded) is not None
+        tokens = split_tokens(folded)
+        narrow = ascii_only or BEYOND_LATIN.search(folded) is None
+        may_have_digit = (ASCII_DIGIT if narrow else DIGIT).search(folded) is not None
+        may_have_cjk = not narrow and CJK.search(folded) is not None
     else:
-        tokens = [token.lower() for token in _tokens(source)]
+        tokens = [token.lower() for token in split_tokens(source)]
         narrow = False
         may_have_digit = may_have_cjk = True
-    kept, positions = _content_tokens(
+    kept, positions = content_tokens(
         tokens, lex, may_have_digit=may_have_digit, may_have_cjk=may_have_cjk
     )
     if not kept:
         return _EMPTY
     joined = "".join(kept)
-    if narrow or _NON_LATIN_SCRIPT.search(joined) is None:
-        # Only Latin letters, if any: the script settles nothing (see _by_script).
-        two_letters = _TWO_LATIN_LETTERS.search(joined) is not None
+    if narrow or NON_LATIN_SCRIPT.search(joined) is None:
+        # Only Latin letters, if any: the script settles nothing (see script_language).
+        two_letters = TWO_LATIN_LETTERS.search(joined) is not None
     else:
-        counts = _script_counts(joined)
-        by_script = _by_script(counts, kept, joined, lex)
+        counts = script_counts(joined)
+        by_script = script_language(counts, kept, joined, lex)
         if by_script is not None:
             return _BY_SCRIPT[by_script]
         two_letters = counts["latin"] >= 2
     latin = kept
     if not ascii_only:  # a Latin word is ASCII or has a Latin letter
-        is_latin = [token.isascii() or _LATIN_LETTER.search(token) is not None for token in kept]
+        is_latin = [token.isascii() or LATIN_LETTER.search(token) is not None for token in kept]
         latin = list(compress(kept, is_latin))
         if positions is not None:
             positions = list(compress(positions, is_latin))
     # One Latin-script word is not a sentence: "twice", "Ramipril", "Yılmaz".
     if not two_letters or len(latin) < 2:
         return _SHORT
-    if len(latin) <= 4 and _only_names(latin, tokens, positions, source, lex):
+    if len(latin) <= 4 and only_names(latin, tokens, positions, source, lex):
         return _EMPTY
     if lex.dose_words.issuperset(latin):
         return _EMPTY  # a spelled-out dose: "five hundred milligrams"
-    return _latin(
+    return detect_latin(
         latin,
         text,
         lex,

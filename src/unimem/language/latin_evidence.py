@@ -26,6 +26,7 @@ __all__ = [
     "MAX_CHARS",
     "MIN_CONFIDENCE",
     "PROBABILITY_FLOOR",
+    "detect_latin",
 ]
 
 _LATIN: Final = LATIN_LANGUAGES
@@ -65,7 +66,7 @@ _latin_index: dict[object, int] | None = None
 assert COUNT_BITS == 8 and MAX_CHARS // 2 < 1 << COUNT_BITS
 
 
-def _latin(
+def detect_latin(
     tokens: list[str],
     text: str,
     lex: Lexicon,
@@ -201,7 +202,7 @@ def _decisive_lead(languages: int = len(_LATIN)) -> int | None:
     * ``hits[b] >= m > 0``, so the "no function word" rule does not apply.
 
     The romanized rule reads no probability. So from this lead the label
-    :func:`_latin` gives is the same whatever lingua says.
+    :func:`detect_latin` gives is the same whatever lingua says.
     """
     if EVIDENCE_WEIGHT <= 0 or not 0 < MIN_CONFIDENCE <= 1:
         return None

@@ -16,17 +16,17 @@ from functools import cache
 from typing import Final
 
 from .word_lists import (
-    _ARABIC_WORDS,
-    _DOSE_WORDS,
-    _DRUGS,
-    _EVIDENCE,
-    _INTERJECTIONS,
-    _LETTERS,
-    _NAME_PARTICLES,
-    _NEUTRAL,
-    _ROMAN_HINDUSTANI,
-    _URDU_WORDS,
-    _ZH_MARKERS,
+    ARABIC_WORDS,
+    DOSE_WORDS,
+    DRUGS,
+    EVIDENCE,
+    INTERJECTIONS,
+    LETTERS,
+    NAME_PARTICLES,
+    NEUTRAL,
+    ROMAN_HINDUSTANI,
+    URDU_WORDS,
+    ZH_MARKERS,
 )
 
 __all__ = [
@@ -43,7 +43,7 @@ __all__ = [
 ]
 
 #: The Latin-script languages, in the order detection weighs them (the order
-#: of ``_EVIDENCE``); evidence and letters name them by index into this tuple.
+#: of ``EVIDENCE``); evidence and letters name them by index into this tuple.
 LATIN_LANGUAGES: Final = ("en", "es", "fr", "de", "it", "pt", "tr")
 
 
@@ -137,18 +137,18 @@ def is_word_of(token: str, words: frozenset[str]) -> bool:
 @cache
 def lexicon() -> Lexicon:
     """The lexicon, built once per process on first use."""
-    phrases = frozenset(tuple(item.split("_")) for item in _INTERJECTIONS.split())
-    evidence = {lang: frozenset(words.split()) for lang, words in _EVIDENCE.items()}
+    phrases = frozenset(tuple(item.split("_")) for item in INTERJECTIONS.split())
+    evidence = {lang: frozenset(words.split()) for lang, words in EVIDENCE.items()}
     assert tuple(evidence) == LATIN_LANGUAGES
     languages_of: dict[str, set[str]] = {}
     for lang, words in evidence.items():
         for word in words:
             languages_of.setdefault(word, set()).add(lang)
     evidence_words = frozenset(languages_of)
-    letters = {lang: frozenset(chars) for lang, chars in _LETTERS.items()}
-    neutral = frozenset(_NEUTRAL.split())
-    drugs = frozenset(_DRUGS.split())
-    name_particles = frozenset(_NAME_PARTICLES.split())
+    letters = {lang: frozenset(chars) for lang, chars in LETTERS.items()}
+    neutral = frozenset(NEUTRAL.split())
+    drugs = frozenset(DRUGS.split())
+    name_particles = frozenset(NAME_PARTICLES.split())
     singles = frozenset(phrase[0] for phrase in phrases if len(phrase) == 1)
 
     rules: dict[str, tuple[tuple[int, ...], int]] = {}
@@ -173,12 +173,12 @@ def lexicon() -> Lexicon:
         letters=letters,
         interjections=phrases,
         neutral=neutral,
-        dose_words=frozenset(_DOSE_WORDS.split()),
-        urdu_words=frozenset(_URDU_WORDS.split()),
-        arabic_words=frozenset(_ARABIC_WORDS.split()),
+        dose_words=frozenset(DOSE_WORDS.split()),
+        urdu_words=frozenset(URDU_WORDS.split()),
+        arabic_words=frozenset(ARABIC_WORDS.split()),
         name_particles=name_particles,
-        zh_markers=frozenset(_ZH_MARKERS),
-        roman_hindustani=frozenset(_ROMAN_HINDUSTANI.split()),
+        zh_markers=frozenset(ZH_MARKERS),
+        roman_hindustani=frozenset(ROMAN_HINDUSTANI.split()),
         drugs=drugs,
         max_phrase=max(len(p) for p in phrases),
         evidence_words=evidence_words,

@@ -10,7 +10,15 @@ from typing import Final
 from .lexicon import Lexicon
 from .lingua_model import lingua_detector
 
-__all__ = ["char_class"]
+__all__ = [
+    "CJK",
+    "LATIN_LETTER",
+    "NON_LATIN_SCRIPT",
+    "TWO_LATIN_LETTERS",
+    "char_class",
+    "script_counts",
+    "script_language",
+]
 
 
 def char_class(chars: Iterable[str]) -> str:
@@ -21,22 +29,22 @@ def char_class(chars: Iterable[str]) -> str:
 # Letters of each script, by code point (the ranges are disjoint). A Latin
 # letter is an alphabetic character below U+0250.
 _LATIN_CLASS = char_class(ch for ch in map(chr, range(0x250)) if ch.isalpha())
-_LATIN_LETTER = re.compile(_LATIN_CLASS)
-_TWO_LATIN_LETTERS = re.compile(f"{_LATIN_CLASS}[^{_LATIN_CLASS[1:]}*{_LATIN_CLASS}")
+LATIN_LETTER = re.compile(_LATIN_CLASS)
+TWO_LATIN_LETTERS = re.compile(f"{_LATIN_CLASS}[^{_LATIN_CLASS[1:]}*{_LATIN_CLASS}")
 _KANA = re.compile("[\u3040-\u30ff\u31f0-\u31ff]")
 _HAN = re.compile("[\u4e00-\u9fff\u3400-\u4dbf]")
 _HANGUL = re.compile("[\uac00-\ud7af\u1100-\u11ff]")
 _DEVANAGARI = re.compile("[\u0900-\u097f]")
 _ARABIC_SCRIPT = re.compile("[\u0600-\u06ff\u0750-\u077f\ufb50-\ufeff]")
 _CYRILLIC = re.compile("[\u0400-\u04ff]")
-#: A character of one of the scripts other than Latin that :func:`_by_script` counts.
-_NON_LATIN_SCRIPT = re.compile(
+#: A character of one of the scripts other than Latin that :func:`script_language` counts.
+NON_LATIN_SCRIPT = re.compile(
     "[\u3040-\u30ff\u31f0-\u31ff\u4e00-\u9fff\u3400-\u4dbf\uac00-\ud7af\u1100-\u11ff"
     "\u0900-\u097f\u0600-\u06ff\u0750-\u077f\ufb50-\ufeff\u0400-\u04ff]"
 )
 _ARABIC_BLOCK = re.compile("[\u0600-\u06ff]")
 #: The characters :func:`_is_cjk` is true of.
-_CJK = re.compile("[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
+CJK = re.compile("[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
 
 # Letters only one of the two Arabic-script languages uses.
 _URDU_LETTERS: Final = frozenset("ٹڈڑںےۓہۂھیکگپچژ")
@@ -45,10 +53,10 @@ _URDU_LETTER = re.compile(char_class(_URDU_LETTERS))
 _ARABIC_LETTER = re.compile(char_class(_ARABIC_LETTERS))
 
 
-def _script_counts(joined: str) -> dict[str, int]:
+def script_counts(joined: str) -> dict[str, int]:
     """Letters of each script in ``joined`` (the content tokens, concatenated)."""
     return {
-        "latin": len(_LATIN_LETTER.findall(joined)),
+        "latin": len(LATIN_LETTER.findall(joined)),
         "han": len(_HAN.findall(joined)),
         "kana": len(_KANA.findall(joined)),
         "hangul": len(_HANGUL.findall(joined)),
@@ -70,7 +78,9 @@ def _arabic_or_urdu(tokens: list[str], lex: Lexicon) -> str:
     return "ur" if ur > 0.5 else "ar"
 
 
-def _by_script(counts: dict[str, int], tokens: list[str], joined: str, lex: Lexicon) -> str | None:
+def script_language(
+    counts: dict[str, int], tokens: list[str], joined: str, lex: Lexicon
+) -> str | None:
     """The language the script alone settles, if any.
 
     Never one when no letter of a script but Latin is counted: the Latin

@@ -6,11 +6,23 @@ turns them into sets on first use."""
 
 from __future__ import annotations
 
-__all__: list[str] = []
+__all__ = [
+    "ARABIC_WORDS",
+    "DOSE_WORDS",
+    "DRUGS",
+    "EVIDENCE",
+    "INTERJECTIONS",
+    "LETTERS",
+    "NAME_PARTICLES",
+    "NEUTRAL",
+    "ROMAN_HINDUSTANI",
+    "URDU_WORDS",
+    "ZH_MARKERS",
+]
 
 
 # Function words and very common verbs/nouns, one string per language.
-_EVIDENCE = {
+EVIDENCE = {
     "en": """
         one two three four five six seven eight nine ten times once twice
         i me my mine you your he him his she her it its we us our they them their
@@ -119,7 +131,7 @@ _EVIDENCE = {
 
 
 # Letters that only one of the Latin-script languages uses (¿ and ¡ too).
-_LETTERS = {
+LETTERS = {
     "tr": "ığşİ",
     "de": "ßä",
     "pt": "ãõ",
@@ -130,7 +142,7 @@ _LETTERS = {
 
 
 # Interjections, greetings, thanks and fillers: they carry no language.
-_INTERJECTIONS = """
+INTERJECTIONS = """
     ok okay okey okeh k yes yeah yep yup ya no nope nah hmm hm hmmm mm mmm mhm
     uh uhm um umm er erm ah aha ahh oh ooh huh wow hi hello hey bye goodbye
     thanks thx ty please pls sorry sure alright right fine cool great good
@@ -173,16 +185,16 @@ _INTERJECTIONS = """
 
 
 # Function words of Urdu and of Arabic, to tell the two apart.
-_URDU_WORDS = "ہے ہیں میں کا کی کے نہیں ہوں مجھے آپ اور یہ وہ کو سے تھا تھی کیا"
+URDU_WORDS = "ہے ہیں میں کا کی کے نہیں ہوں مجھے آپ اور یہ وہ کو سے تھا تھی کیا"
 
 
-_ARABIC_WORDS = "في من على إلى عن هذا هذه أنا أن ما هل عندي لدي كان منذ مع"
+ARABIC_WORDS = "في من على إلى عن هذا هذه أنا أن ما هل عندي لدي كان منذ مع"
 
 
 # Chinese characters Japanese does not write (function characters and
 # simplified forms): a short Han-only text is Chinese only if it has one, as
 # "頭痛" or "発熱" may be Japanese written without kana.
-_ZH_MARKERS = (
+ZH_MARKERS = (
     "的了吗呢吧我你他她们这那很没也都就要想能疼头药发烧么说会时过还对应该检结压饭觉现"
     "请问让开给听见东车长门间题为难经样点从体晕疗务儿妈爷奶喂几哪里吃"
 )
@@ -191,7 +203,7 @@ _ZH_MARKERS = (
 # Hindi/Urdu written in Latin letters: not one of the 14 as such (and Hindi and
 # Urdu cannot be told apart in it), so a text led by these words gets no
 # language rather than a wrong one ("mein" would otherwise count as German).
-_ROMAN_HINDUSTANI = """
+ROMAN_HINDUSTANI = """
     hai hain mujhe mera meri mere kya nahi nahin aap ke ki ka ko se mein main
     hoon hun raha rahi rahe tha thi bahut kar karna karo theek thik acha accha
     kaise kyun kab kahan yeh woh abhi phir dard dawai dawa bukhar
@@ -199,12 +211,12 @@ _ROMAN_HINDUSTANI = """
 
 
 # Particles inside person names ("Juan de la Cruz", "Ludwig van Beethoven").
-_NAME_PARTICLES = "de del della di da dos das van von der den la le el al bin ibn y e"
+NAME_PARTICLES = "de del della di da dos das van von der den la le el al bin ibn y e"
 
 
 # Spelled-out numbers, units and frequencies: a turn made only of these is a
 # dose ("five hundred milligrams", "dos veces"), whatever language it is in.
-_DOSE_WORDS = """
+DOSE_WORDS = """
     zero one two three four five six seven eight nine ten eleven twelve fifteen
     twenty thirty forty fifty hundred thousand half quarter point times once twice
     daily milligram milligrams microgram micrograms gram grams units unit puffs drops
@@ -232,7 +244,7 @@ _DOSE_WORDS = """
 
 
 # Titles and units: neutral in every language.
-_NEUTRAL = """
+NEUTRAL = """
     dr dr. doctor doktor docteur doctora dott dott. prof mr mrs ms mme mlle sr sra
     herr frau señor señora sig sig.ra bay bayan
     mg mcg µg ug ml l g kg mmhg mmol mg/dl dl iu ui cc mm cm bpm °c °f x
@@ -241,7 +253,7 @@ _NEUTRAL = """
 
 # Generic and brand names seen in outpatient conversations. Suffix rules in
 # detect.py catch most others (-pril, -sartan, -olol, ...).
-_DRUGS = """
+DRUGS = """
     acetaminophen paracetamol ibuprofen aspirin naproxen diclofenac metamizol
     dipyrone tramadol codeine morphine oxycodone hydrocodone fentanyl
     metformin insulin glargine lispro aspart glipizide glyburide gliclazide
