@@ -137,3 +137,11 @@ def test_an_onset_keeps_the_patients_spelling() -> None:
         "j'ai les chevilles qui gonflent depuis la semaine dernière", language="fr"
     )
     assert change.key == "symptom:swelling" and "semaine dernière" in change.attributes["onset"]
+
+
+def test_a_name_preferred_to_an_anonymized_one_replaces_it() -> None:
+    current = [_fact("n1", "preferred_name", "preferred_name", "[PERSON_2]")]
+    (change,) = _changes("Je préfère Franck plutôt que Fanfan.", language="fr", current=current)
+    assert (change.op, change.value, change.replaces) == ("supersede", "Franck", "n1")
+    (pref,) = _changes("Je préfère matin plutôt que soir.", language="fr", current=current)
+    assert pref.kind == "preference"

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from .changes import CurrentFact, FactChange
 from .medications import medications
 from .reconcile import add_or_supersede, close, slug
-from .vocabulary import said_words, words_of
+from .vocabulary import get_vocabulary, said_words, words_of
 from .when import find_date, find_onset, find_slash_date, find_time
 
 if TYPE_CHECKING:
@@ -105,6 +105,7 @@ _NOT_A_NAME = frozenset(
     ]
 )
 _ARTICLE = re.compile(r"(?:l|d|qu)['’]")
+_TOKEN = re.compile(r"\[[A-Z_]+_\d+\]")  # a PHI token of an anonymized fact
 _BEFORE_NAME = frozenset(
     ["rather", "just", "simply", "only", "plutot", "juste", "simplement", "mejor", "solo", "nomas"]
 )
@@ -347,10 +348,25 @@ def _name_swap(clause: Clause, current: Mapping[str, CurrentFact]) -> int | None
     if old is None or not old.value or prefer is None:
         return None
     instead = _INSTEAD.search(clause.text, prefer.end())
-    said = " ".join(words_of(old.value))
-    if instead is None or not instead.group(1).startswith(said):
+    if instead is None:
         return None
-    return prefer.end()
+    if _TOKEN.fullmatch(old.value.strip()):
+        # stored anonymized: the old name is a token, so the name said against
+        # it is taken when it is no common word ("mornings instead of evenings")
+        rest = instead.group(1).split()
+        if not rest or rest[0] in get_vocabulary().common:
+            return None
+        typed = [w.strip(",.!?;:") for w in clause.raw.split()]
+        cased = any(c.isupper() for c in clause.raw)  # typed, not a lowercase transcript
+        if (
+            cased
+            and rest[0].isascii()
+            and not any(w[:1].isupper() and words_of(w)[:1] == rest[:1] for w in typed)
+        ):
+            return None  # "je préfère matin plutôt que soir": a typed name is capitalized
+        return prefer.end()
+    said = " ".join(words_of(old.value))
+    return prefer.end() if instead.group(1).startswith(said) else None
 
 
 def _preferred_name(
