@@ -1,6 +1,7 @@
-"""Build the PHI detector's name and word lists from the US Census lists and word frequencies.
+"""Build the PHI detector's name and word lists from the US Census lists, Faker's
+per-locale name lists and word frequencies.
 
-Writes three files under ``src/unimem/privacy/data/`` (shipped with the package,
+Writes five files under ``src/unimem/privacy/data/`` (shipped with the package,
 read at run time by ``unimem.privacy.phi_lexicon``; nothing here is needed at
 run time):
 
@@ -9,7 +10,14 @@ run time):
 - ``census_surnames.txt``: every surname of the 1990 US Census list;
 - ``english_words.txt``: English words with a Zipf frequency of at least
   ``MIN_ZIPF`` (``wordfreq``) that are no Census name, and the Census names that
-  are common words too.
+  are common words too;
+- ``world_first_names.txt`` and ``world_surnames.txt``: the given names and
+  surnames of Faker's person providers (one per locale: Nigerian, Kenyan, Irish,
+  Indian, Polish, Turkish, Vietnamese, Japanese and Chinese romanized ...) in
+  Latin letters, each word of a name on its own, that no Census list has
+  (accents aside), that are no word of English, Spanish, French, German,
+  Italian, Portuguese or Dutch (a Zipf frequency of ``MIN_ZIPF`` or more) and
+  at least three letters long.
 
 A Census name is a common word too when (1) the system dictionary
 (``/usr/share/dict/words``, Debian's ``wamerican``) lists it in lowercase, (2) its
@@ -24,17 +32,22 @@ and "john", "mary", "smith" and "brown" are not.
 The rules use the lists so: a common word is a name only after a strong cue
 ("my name is grace ...") or, after a weak one, with a surname next.
 
-Usage (build time only): ``pip install names wordfreq``, ``apt-get install
+Usage (build time only): ``pip install names wordfreq faker``, ``apt-get install
 wamerican``, then ``python scripts/build_phi_names.py``.
 """
 
 from __future__ import annotations
 
+import importlib
 import math
+import pkgutil
 import re
 import statistics
+import unicodedata
+from collections.abc import Iterable
 from pathlib import Path
 
+import faker.providers.person
 import names  # type: ignore[import-untyped]
 import wordfreq
 
@@ -71,10 +84,61 @@ def _word_names(shares: dict[str, float], excess: float, lowercase: set[str]) ->
     return {
         w
         for w, share in shares.items()
-        if w in lowercase
-        and _zipf(w) >= MIN_ZIPF
-        and _zipf(w) - (a + math.log10(share)) > excess
+        if w in lowercase and _zipf(w) >= MIN_ZIPF and _zipf(w) - (a + math.log10(share)) > excess
     }
+
+
+#: A name word in Latin letters (accents included), as Faker writes them.
+_LATIN_RE = re.compile(r"[a-zà-ɏ]+(?:'[a-zà-ɏ]+)?")
+
+
+def _faker_names(kind: str) -> dict[str, int]:
+    """Each word of the ``kind`` ("first" or "last") names of Faker's person
+    providers, with how many locales list it."""
+    locales: dict[str, set[str]] = {}
+    for module in pkgutil.iter_modules(faker.providers.person.__path__):
+        provider = importlib.import_module(f"faker.providers.person.{module.name}").Provider
+        for attr, value in vars(provider).items():
+            if not (attr.startswith(kind) and "name" in attr) or "kana" in attr:
+                continue
+            if not isinstance(value, (tuple, list, set, frozenset, dict)):
+                continue
+            for name in _name_words(value):
+                locales.setdefault(name, set()).add(module.name)
+    return {name: len(found) for name, found in locales.items()}
+
+
+def _name_words(value: Iterable[object]) -> set[str]:
+    out: set[str] = set()
+    for name in value:
+        if not isinstance(name, str):
+            continue
+        text = unicodedata.normalize("NFC", name).lower().replace("-", " ").replace("’", "'")
+        out.update(w for w in text.split() if _LATIN_RE.fullmatch(w))
+    return out
+
+
+#: A world name that is a word of one of these languages is left out ("vino", "hasta").
+WORD_LANGUAGES = ("en", "es", "fr", "de", "it", "pt", "nl")
+
+
+def _fold(word: str) -> str:
+    decomposed = unicodedata.normalize("NFKD", word)
+    return "".join(c for c in decomposed if not unicodedata.combining(c))
+
+
+def _world(kind: str, census: dict[str, float], common: set[str]) -> list[str]:
+    """Faker's names of ``kind`` that no Census list has (accents aside) and that are
+    no word of ``WORD_LANGUAGES``."""
+    return sorted(
+        w
+        for w in _faker_names(kind)
+        if len(w) >= 3
+        and _fold(w) not in census
+        and w.replace("'", "") not in census
+        and w not in common
+        and all(wordfreq.zipf_frequency(w, lang) < MIN_ZIPF for lang in WORD_LANGUAGES)
+    )
 
 
 def _write(name: str, header: str, words: list[str]) -> None:
@@ -86,7 +150,7 @@ def _write(name: str, header: str, words: list[str]) -> None:
 
 
 def main() -> None:
-    """Write the three lists."""
+    """Write the five lists."""
     first = _census("dist.male.first", "dist.female.first")
     last = _census("dist.all.last")
     lowercase = {w for w in DICTIONARY.read_text("utf-8").split() if w.islower()}
@@ -103,6 +167,20 @@ def main() -> None:
         if _WORD_RE.fullmatch(w) and _zipf(w) >= MIN_ZIPF and is_word(w)
     ]
     made = "Made by scripts/build_phi_names.py; do not edit by hand."
+    common_set = set(common)
+    census = {**first, **last}
+    _write(
+        "world_first_names.txt",
+        "Given names of Faker's person providers (all locales, Latin letters) that no\n"
+        f"Census list has and that are no English word.\n{made}",
+        _world("first", census, common_set),
+    )
+    _write(
+        "world_surnames.txt",
+        "Surnames of Faker's person providers (all locales, Latin letters) that no\n"
+        f"Census list has and that are no English word.\n{made}",
+        _world("last", census, common_set),
+    )
     _write(
         "census_first_names.txt",
         f"Given names of the 1990 US Census lists (male and female).\n{made}",

@@ -10,7 +10,9 @@ The name lists are the hand-written ``first_names.txt`` and ``surnames.txt``
 (several languages) with the US Census lists ``census_first_names.txt`` and
 ``census_surnames.txt``; ``english_words.txt`` lists frequent English words,
 among them the names that are common words too ("grace", "will", "white").
-The Census and English lists are made by ``scripts/build_phi_names.py``.
+``world_first_names.txt`` and ``world_surnames.txt`` add the names of other
+origins (Faker's per-locale lists) that no Census list has and that are no word.
+The Census, world and English lists are made by ``scripts/build_phi_names.py``.
 """
 
 from __future__ import annotations
@@ -164,12 +166,16 @@ def _load(extra: Path) -> Lexicon:
         medical=frozenset(single),
         medical_phrases={k: tuple(v) for k, v in phrases.items()},
         common=frozenset(_words(_packaged("common_words.txt"))),
-        first_names=_with_folded(hand_first | _words(census_first)),
+        first_names=_with_folded(
+            hand_first | _words(census_first) | _words(_packaged("world_first_names.txt"))
+        ),
         frequent_first_names=_with_folded(
             hand_first | _first_words(census_first, FREQUENT_FIRST_NAMES)
         ),
         surnames=_with_folded(
-            _words(_packaged("surnames.txt")) | _words(_packaged("census_surnames.txt"))
+            _words(_packaged("surnames.txt"))
+            | _words(_packaged("census_surnames.txt"))
+            | _words(_packaged("world_surnames.txt"))
         ),
         words=frozenset(_words(_packaged("english_words.txt"))),
     )
