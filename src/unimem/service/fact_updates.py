@@ -43,6 +43,9 @@ FACT_ATTEMPTS = 3
 #: A date alone names no one; the turn's own text keeps its tokens.
 CLINICAL_TIMES = ("date", "time", "when", "onset", "onset_date")
 
+#: The owner's current facts as read, and the changes a turn makes to them.
+_Found = tuple[list[Fact], list[FactChange]]
+
 
 class FactUpdates:
     """The facts each stored turn updates.
@@ -67,6 +70,8 @@ class FactUpdates:
         self._pending: set[asyncio.Task[None]] = set()
         #: Turns the screen found nothing to look for in (their owner's facts not read).
         self.screened_out = 0
+        #: Changes of facts stored by this process (a read made before it no longer holds).
+        self._applied = 0
 
     async def drain(self) -> None:
         """Wait until the facts of every turn handed to the background are stored."""
@@ -115,18 +120,49 @@ class FactUpdates:
         reading: TurnReading | None,
     ) -> None:
         started = time.perf_counter()
-        lock = self._locks.setdefault(stored.user_id, asyncio.Lock())
+        owner = stored.user_id
         try:
-            async with lock:
-                await self._observe(written, stored, settings, reading)
+            first: _Found | None = None
+            seen = self._applied
+            if owner not in self._locks and not self.extractor.background:
+                # no update of this user's facts runs in this process: read them
+                # without waiting; only a turn that changes one takes the lock
+                # (one user's many sessions at once do not queue behind it).
+                # A background extractor takes the lock first: its turns are
+                # not awaited one by one, and the lock keeps them in order.
+                first = await self._find(written, stored, reading)
+                if not first[1]:
+                    return
+            lock = self._locks.setdefault(owner, asyncio.Lock())
+            try:
+                async with lock:
+                    await self._observe(written, stored, settings, reading, first, seen)
+            finally:
+                if not lock.locked():
+                    self._locks.pop(owner, None)
         except Exception as exc:  # a fact must never cost the turn
             logger.warning(
                 "facts of an entry not updated (%s); the entry is stored", type(exc).__name__
             )
         finally:
-            if not lock.locked():
-                self._locks.pop(stored.user_id, None)
             logger.debug("facts of a turn: %.2f ms", (time.perf_counter() - started) * 1e3)
+
+    async def _find(
+        self, written: MemoryEntry, stored: MemoryEntry, reading: TurnReading | None
+    ) -> _Found:
+        """The owner's current facts and the changes the turn makes to them."""
+        store = await self._core.ready_store()
+        current = [f for f in await store.list_facts(stored.user_id) if f.current]
+        turn = FactTurn(
+            text=written.content,
+            stored_text=stored.content,
+            role=stored.role.value,
+            language=stored.language or stored.detected_language,
+            current=current,
+            now=stored.timestamp or utcnow(),
+            reading=reading,
+        )
+        return current, await self.extractor.extract(turn)
 
     async def _observe(
         self,
@@ -134,22 +170,20 @@ class FactUpdates:
         stored: MemoryEntry,
         settings: MemorySettings,
         reading: TurnReading | None,
+        first: _Found | None,
+        seen: int,
     ) -> None:
+        """Store the turn's changes (the caller holds the owner's lock). ``first``:
+        what a read before the lock found, used when no change of facts was
+        stored in this process since (``seen``: :attr:`_applied` then)."""
         store = await self._core.ready_store()
         owner = stored.user_id
         when = stored.timestamp or utcnow()
-        for _ in range(FACT_ATTEMPTS):
-            current = [f for f in await store.list_facts(owner) if f.current]
-            turn = FactTurn(
-                text=written.content,
-                stored_text=stored.content,
-                role=stored.role.value,
-                language=stored.language or stored.detected_language,
-                current=current,
-                now=when,
-                reading=reading,
-            )
-            changes = await self.extractor.extract(turn)
+        for attempt in range(FACT_ATTEMPTS):
+            if attempt == 0 and first is not None and self._applied == seen:
+                current, changes = first
+            else:
+                current, changes = await self._find(written, stored, reading)
             if not changes:
                 return
             close, add = self._plan(changes, current, stored, when)
@@ -158,6 +192,7 @@ class FactUpdates:
                 await store.apply_fact_changes(owner, close=close, add=add)
             except FactsChanged:  # another write changed them meanwhile: again
                 continue
+            self._applied += 1
             return
         logger.warning("facts of an entry not updated (they kept changing)")
 
