@@ -3,6 +3,7 @@ throughput, p50/p99 and errors at 1 to 128 concurrent clients, and 64 clients
 held for 30 s.
 
 Usage: python bench/bench_load.py [--seconds 8] [--hold 30] [--levels 1,8,32,64,128]
+       [--processes 1]
 
 Each client is one keep-alive connection (``bench_http.Http1``: requests
 written as bytes, about 0.05 ms of client CPU per request) alternating
@@ -23,10 +24,12 @@ import asyncio
 import json
 import os
 import statistics
+import subprocess
 import sys
 import time
 import uuid
 from pathlib import Path
+from typing import Any
 
 from bench_http import (
     MESSAGE,
@@ -45,10 +48,12 @@ from unimem.server.auth import issue_token
 TURN = json.dumps({"role": "user", "content": MESSAGE, "mode": "text"}).encode()
 
 
-async def level(port: int, pid: int, clients: int, seconds: float) -> dict[str, float]:
-    """``clients`` closed-loop clients for ``seconds`` (after a 1 s warm-up)."""
+async def run_clients(
+    port: int, clients: int, seconds: float, tag: str, first: int = 0
+) -> dict[str, Any]:
+    """``clients`` closed-loop clients for ``seconds`` after a 1 s warm-up: the
+    latencies measured (ms), the errors, and this process's CPU share."""
     headers = f"Authorization: Bearer {issue_token(SECRET, 'load', 3600)}\r\n"
-    tag = uuid.uuid4().hex[:8]
     appends: list[float] = []
     reads: list[float] = []
     errors = 0
@@ -74,29 +79,81 @@ async def level(port: int, pid: int, clients: int, seconds: float) -> dict[str, 
         finally:
             http.close()
 
-    tasks = [asyncio.create_task(client(i)) for i in range(clients)]
+    tasks = [asyncio.create_task(client(first + i)) for i in range(clients)]
     await asyncio.sleep(1.0)
     measuring.set()
-    server0, self0, t0 = cpu_seconds(pid), time.process_time(), time.perf_counter()
+    self0, t0 = time.process_time(), time.perf_counter()
     await asyncio.sleep(seconds)
     measuring.clear()
     elapsed = time.perf_counter() - t0
-    server_cpu = (cpu_seconds(pid) - server0) / elapsed
     client_cpu = (time.process_time() - self0) / elapsed
     stop.set()
     await asyncio.gather(*tasks)
+    return {"appends": appends, "reads": reads, "errors": errors, "client_cpu": client_cpu}
+
+
+async def _generator(port: int, clients: int, seconds: float, tag: str, first: int) -> bytes:
+    """One generator process's :func:`run_clients`, as JSON on its stdout."""
+    command = [sys.executable, __file__, "--generate", f"{port},{clients},{seconds},{tag},{first}"]
+    proc = await asyncio.create_subprocess_exec(*command, stdout=subprocess.PIPE)
+    out, _ = await proc.communicate()
+    if proc.returncode:
+        raise RuntimeError(f"a load generator exited with {proc.returncode}")
+    return out
+
+
+async def level(
+    port: int, pid: int, clients: int, seconds: float, processes: int = 1
+) -> dict[str, float]:
+    """``clients`` closed-loop clients for ``seconds`` (after a 1 s warm-up), in
+    this process or split over ``processes`` generator processes."""
+    tag = uuid.uuid4().hex[:8]
+    server0 = cpu_seconds(pid)
+    started = time.perf_counter()
+    if processes <= 1:
+        parts = [await run_clients(port, clients, seconds, tag)]
+    else:
+        shares = [clients // processes + (n < clients % processes) for n in range(processes)]
+        firsts = [sum(shares[:n]) for n in range(processes)]
+        outs = await asyncio.gather(
+            *(
+                _generator(port, share, seconds, tag, first)
+                for share, first in zip(shares, firsts, strict=True)
+                if share
+            )
+        )
+        parts = [json.loads(out) for out in outs]
+    # the server's CPU over the whole level (warm-up and wind-down included)
+    server_cpu = (cpu_seconds(pid) - server0) / (time.perf_counter() - started)
+    appends = [ms for part in parts for ms in part["appends"]]
+    reads = [ms for part in parts for ms in part["reads"]]
     both = appends + reads
     return {
         "clients": clients,
-        "ops_per_s": len(both) / elapsed,
+        "ops_per_s": len(both) / seconds,
         "p50": statistics.median(both),
         "p99": pct(both, 0.99),
         "append_p99": pct(appends, 0.99),
         "context_p99": pct(reads, 0.99),
-        "errors": errors,
+        "errors": sum(part["errors"] for part in parts),
         "server_cpu": server_cpu,
-        "client_cpu": client_cpu,
+        "client_cpu": sum(part["client_cpu"] for part in parts),
     }
+
+
+async def recall_backlog(port: int) -> str:
+    """The recall indexer's queue as ``GET /recallz`` reports it."""
+    http = await Http1.connect("127.0.0.1", port)
+    try:
+        status, body = await http.request("GET", "/recallz")
+    finally:
+        http.close()
+    if status != 200:
+        return f"GET /recallz answered {status}"
+    index = json.loads(body)
+    oldest = index.get("oldest_pending_seconds")
+    waited = f", the oldest waiting {oldest:.1f} s" if oldest is not None else ""
+    return f"recall index ({index['mode']}): {index['pending']} entries queued{waited}"
 
 
 def row(r: dict[str, float]) -> str:
@@ -113,25 +170,44 @@ async def main() -> None:
     parser.add_argument("--hold", type=float, default=30.0, help="seconds at 64 clients")
     parser.add_argument("--levels", default="1,8,32,64,128")
     parser.add_argument("--json", type=Path, help="also write the results here")
+    parser.add_argument(
+        "--processes", type=int, default=1, help="load generator processes the clients share"
+    )
+    parser.add_argument("--generate", help=argparse.SUPPRESS)  # one generator process's work
     args = parser.parse_args()
+    if args.generate:
+        port, clients, seconds, tag, first = args.generate.split(",")
+        part = await run_clients(int(port), int(clients), float(seconds), tag, int(first))
+        sys.stdout.write(json.dumps(part))
+        return
     if not (reachable(5432) and reachable(6379)):
         raise SystemExit("bench_load needs PostgreSQL and Redis on loopback")
     dsn, drop = await with_pg_schema()
     env = {"UNIMEM_DATABASE_URL": dsn, "UNIMEM_REDIS_URL": REDIS, "UNIMEM_SESSION_TTL": "600"}
     results: list[dict[str, float]] = []
+    loads = [os.getloadavg()]
     try:
         async with serve(env) as (port, pid):
             for clients in (int(c) for c in args.levels.split(",")):
-                results.append(await level(port, pid, clients, args.seconds))
+                results.append(await level(port, pid, clients, args.seconds, args.processes))
                 print(f"  {clients} clients: {results[-1]['ops_per_s']:.0f} ops/s", file=sys.stderr)
-            hold = await level(port, pid, 64, args.hold)
+            hold = await level(port, pid, 64, args.hold, args.processes)
+            loads.append(os.getloadavg())
+            backlog = await recall_backlog(port)
     finally:
         await drop()
     head = (
         f"{'clients':>8}{'ops/s':>10}{'p50':>9}{'p99':>9}{'append p99':>12}"
         f"{'context p99':>12}{'errors':>8}{'server CPU':>12}{'client CPU':>12}"
     )
-    print(f"\nunimem serve, 1 worker, Redis + PostgreSQL, {args.seconds:.0f} s per level (ms)")
+    generators = "this process" if args.processes <= 1 else f"{args.processes} processes"
+    print(
+        f"\nunimem serve, 1 worker, Redis + PostgreSQL, {args.seconds:.0f} s per level (ms); "
+        f"clients in {generators}; load average before "
+        + " / ".join(f"{x:.2f}" for x in loads[0])
+        + ", after "
+        + " / ".join(f"{x:.2f}" for x in loads[1])
+    )
     print(head)
     for r in results:
         print(row(r))
@@ -143,6 +219,7 @@ async def main() -> None:
         if r["clients"] >= 64:
             share = r["ops_per_s"] / best
             print(f"{int(r['clients'])} clients: {share:.0%} of the best level's throughput")
+    print(f"after the hold, {backlog}")
     if args.json:
         args.json.write_text(json.dumps({"levels": results, "hold": hold}, indent=2))
     if hold["errors"] or any(r["errors"] for r in results):
