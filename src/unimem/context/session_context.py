@@ -193,8 +193,12 @@ async def _fold(
     model: str,
     deadline: Deadline,
     degradations: list[str],
+    superseded: frozenset[str] = frozenset(),
 ) -> str | None:
     """The cached summary extended with ``older``; stored when it is a real new summary.
+
+    Entries in ``superseded`` (turns whose automatic facts are all closed) are
+    not summarized.
 
     ``through`` is the last ``seq`` the new summary covers when that is past
     the last of ``older`` (a catch-up chunk whose tail entries were deleted).
@@ -205,7 +209,16 @@ async def _fold(
             # Nothing left to read up to ``through``: the summary covers it as is.
             await store.put_summary(cached.model_copy(update={"to_seq": through}))
         return previous
-    messages = _messages(older)
+    # A turn whose only facts were since changed or retracted stated a value no
+    # longer true: summarized, it would read as current ("I take levothyroxine
+    # 10 mg" after the dose went up); the facts block states what holds now.
+    told = [e for e in older if e.id not in superseded]
+    if not told:
+        last = max([through or 1, *(e.seq or 1 for e in older)])
+        if cached is not None and last > cached.to_seq:
+            await store.put_summary(cached.model_copy(update={"to_seq": last}))
+        return previous
+    messages = _messages(told)
     use = summarizer
     persist = True
     if isinstance(summarizer, LLMSummarizer):
@@ -240,6 +253,15 @@ async def _fold(
             )
         )
     return text
+
+
+def _superseded_sources(facts: Sequence[Fact]) -> frozenset[str]:
+    """The turns every automatic fact of which is closed (a later turn changed,
+    corrected or retracted what they said)."""
+    current = {i for f in facts if f.key and f.current for i in f.source_entry_ids}
+    return (
+        frozenset(i for f in facts if f.key and not f.current for i in f.source_entry_ids) - current
+    )
 
 
 async def _catch_up_chunk(
@@ -388,6 +410,7 @@ async def build_session_context(
         if DEGRADATION_SUMMARY_BEHIND not in degradations:
             degradations.append(DEGRADATION_SUMMARY_BEHIND)
     summary = await _fold(
+        superseded=_superseded_sources(loaded.facts),
         store=store,
         summarizer=summarizer,
         cached=cached,
