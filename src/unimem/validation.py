@@ -40,6 +40,7 @@ __all__ = [
     "check_content_size",
     "check_depth",
     "check_finite",
+    "check_flag",
     "check_id",
     "check_json",
     "check_not_future",
@@ -97,6 +98,17 @@ def check_range(value: object, field: str, low: int, high: int) -> int:
         raise InvalidInputError(
             f"{field} must be between {low} and {high}, got {value}", field=field, limit=high
         )
+    return value
+
+
+def check_flag(value: object, field: str) -> bool:
+    """``value`` if it is ``True`` or ``False`` (not a truthy string or number).
+
+    Raises:
+        InvalidInputError: anything else, naming ``field``.
+    """
+    if not isinstance(value, bool):
+        raise InvalidInputError(f"{field} must be true or false", field=field)
     return value
 
 

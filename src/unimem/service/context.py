@@ -26,8 +26,7 @@ __all__ = ["ContextOperations"]
 
 
 class ContextOperations:
-    """The context side of :class:`unimem.UnifiedMemoryService` (which documents
-    each public method).
+    """The context side of :class:`unimem.UnifiedMemoryService`.
 
     Args:
         core: the shared state.
@@ -64,7 +63,30 @@ class ContextOperations:
         user_id: str | None = None,
         reveal_phi: bool = False,
     ) -> LLMContext:
-        """See :meth:`unimem.UnifiedMemoryService.build_llm_context`."""
+        """The messages to send the LLM for this turn, within ``max_tokens``.
+
+        System prompt (language and switches, mode, numbered passages with
+        sources), pinned facts, a summary of older turns, the history ordered by
+        turn start, then ``current_query`` (see :mod:`unimem.context.builder`).
+        The result is a list of ``{"role", "content"}`` dicts with
+        ``token_count``, ``degradations`` and ``summary_used`` attributes.
+        With ``budget_ms`` (ms left of the voice turn) it never waits past it
+        and cuts passages to 5/3/1; degradations are also recorded on the last
+        user entry.
+
+        Raises:
+            InvalidInputError: bad ``max_tokens`` (1..1,000,000), ``budget_ms``,
+                ``model`` or ``rag_results``.
+
+        Another user's session is built as a session never used.
+
+        ``reveal_phi``: for an LLM the deployment trusts (self-hosted, or under
+        a BAA), every PHI token of the context (history, summary, facts,
+        recalled turns, the query) is replaced by its value from the owner's
+        vault, each with its own session's values; the stored summary keeps
+        its tokens. Audited (``reveal``, view ``llm_context``). Without
+        encryption keys there is no vault and the context keeps its tokens.
+        """
         check_id(session_id, "session_id")
         if not isinstance(reveal_phi, bool):
             raise InvalidInputError("reveal_phi must be true or false", field="reveal_phi")
@@ -137,7 +159,13 @@ class ContextOperations:
     async def pin_entry(
         self, session_id: str, entry_id: str, *, user_id: str | None = None
     ) -> Fact:
-        """See :meth:`unimem.UnifiedMemoryService.pin_entry`."""
+        """Pin an entry's content as a fact of the session's owner: it appears in
+        every context of that user until deleted (pinning twice returns the same fact).
+
+        Raises:
+            SessionNotFoundError: unknown session, or another user's.
+            EntryNotFoundError: no such entry in the session.
+        """
         check_id(session_id, "session_id")
         check_id(entry_id, "entry_id")
         state = await self._core.owned_session(session_id, user_id)
@@ -155,7 +183,12 @@ class ContextOperations:
         user_id: str | None = None,
         session_id: str | None = None,
     ) -> Fact:
-        """See :meth:`unimem.UnifiedMemoryService.add_fact`."""
+        """Add a pinned fact (``kind``: ``allergy``, ``medication``, ``preference``, ...)
+        that appears in every context of the user until deleted.
+
+        Raises:
+            InvalidInputError: empty text or kind; ContentTooLargeError: text too long.
+        """
         if isinstance(text, str):
             check_content_size(text, self._core.config.max_content_bytes)
         if session_id is not None:
@@ -178,7 +211,18 @@ class ContextOperations:
     async def mark_interrupted(
         self, session_id: str, entry_id: str, spoken_text: str, *, user_id: str | None = None
     ) -> MemoryEntry:
-        """See :meth:`unimem.UnifiedMemoryService.mark_interrupted`."""
+        """Record that the user cut a voice answer off after hearing ``spoken_text``.
+
+        The entry's content becomes ``spoken_text`` (so the next context holds
+        what was heard; empty, or only whitespace, when the user heard nothing:
+        the only entry whose content may be empty); the full answer stays in
+        ``metadata["generated_text"]`` with ``metadata["interrupted"] = True``.
+        Records an ``interruption`` event.
+
+        Raises:
+            SessionNotFoundError: unknown session, or another user's.
+            EntryNotFoundError: no such entry; InvalidInputError: not an assistant entry.
+        """
         check_id(session_id, "session_id")
         check_id(entry_id, "entry_id")
         if not isinstance(spoken_text, str):

@@ -14,8 +14,9 @@ from ..errors import ConflictError, FactNotFoundError, InvalidInputError
 from ..ids import new_id
 from ..models import FACT_VALUE_CHARS, Fact, MemorySettings, utcnow
 from ..stores.contracts import DurableStore, FactsChanged
-from ..validation import check_id
+from ..validation import check_flag, check_id
 from .core import ServiceCore
+from .reveal import RevealOperations
 
 __all__ = ["FactOperations", "corrected_text"]
 #: Kinds a caller may filter ``list_facts`` by, at most.
@@ -79,15 +80,16 @@ def corrected_text(old: Fact, value: str, attributes: Mapping[str, str]) -> str:
 
 
 class FactOperations:
-    """The owner's side of the facts of :class:`unimem.UnifiedMemoryService`
-    (which documents each public method).
+    """The owner's side of the facts of :class:`unimem.UnifiedMemoryService`.
 
     Args:
         core: the shared state.
+        reveal: the owner's view of their facts (PHI tokens given their values).
     """
 
-    def __init__(self, core: ServiceCore) -> None:
+    def __init__(self, core: ServiceCore, reveal: RevealOperations) -> None:
         self._core = core
+        self._reveal = reveal
 
     # ------------------------------------------------------------------ the owner's
 
@@ -103,8 +105,22 @@ class FactOperations:
         user_id: str | None = None,
         include_history: bool = False,
         kinds: Sequence[str] | None = None,
+        reveal: bool = False,
     ) -> list[Fact]:
-        """See :meth:`unimem.UnifiedMemoryService.list_facts`."""
+        """The user's facts, oldest first: those pinned and those found in the
+        conversation (each user and assistant turn updates them).
+
+        Args:
+            user_id: whose facts.
+            include_history: also the facts a change or a correction closed
+                (``valid_to`` set), oldest first among the rest.
+            kinds: only facts of these kinds (``allergy``, ``medication``, ...).
+            reveal: PHI tokens replaced by their values from the user's vault
+                (as :meth:`get_history`; audited).
+
+        Raises:
+            InvalidInputError: ``kinds`` is not a list of names.
+        """
         owner = self._core.user(user_id)
         if not isinstance(include_history, bool):
             raise InvalidInputError(
@@ -112,14 +128,22 @@ class FactOperations:
             )
         wanted = _check_kinds(kinds)
         facts = await (await self._core.ready_store()).list_facts(owner)
-        return [
+        facts = [
             f
             for f in facts
             if (include_history or f.current) and (wanted is None or f.kind in wanted)
         ]
+        if check_flag(reveal, "reveal"):
+            facts = await self._reveal.facts(facts, owner)
+        return facts
 
     async def confirm_fact(self, fact_id: str, *, user_id: str | None = None) -> Fact:
-        """See :meth:`unimem.UnifiedMemoryService.confirm_fact`."""
+        """Mark a current fact of the user as confirmed (``status="confirmed"``).
+
+        Raises:
+            FactNotFoundError: no such fact of the user (another user's is reported the same).
+            ConflictError: the fact was superseded; confirm the current one.
+        """
         check_id(fact_id, "fact_id")
         owner = self._core.user(user_id)
         store = await self._core.ready_store()
@@ -140,7 +164,20 @@ class FactOperations:
         user_id: str | None = None,
         attributes: Mapping[str, str] | None = None,
     ) -> Fact:
-        """See :meth:`unimem.UnifiedMemoryService.correct_fact`."""
+        """Correct a current fact of the user: the old one is closed (kept as
+        history) and the new one, ``status="corrected"``, is current; returns it.
+
+        Args:
+            fact_id: the fact to correct.
+            value: its right value (``"20 mg"``, ``"penicillin"``, ...).
+            attributes: its attributes (``dose``, ``reaction``, ...); the old
+                ones when ``None``.
+
+        Raises:
+            FactNotFoundError: no such fact of the user (another user's is reported the same).
+            ConflictError: the fact was superseded meanwhile; correct the current one.
+            InvalidInputError: an empty or too long value or attribute.
+        """
         check_id(fact_id, "fact_id")
         value = _check_value(value, "value")
         checked = _check_attributes(attributes) if attributes is not None else None
@@ -197,6 +234,6 @@ class FactOperations:
         )
 
     async def delete_fact(self, fact_id: str, *, user_id: str | None = None) -> bool:
-        """See :meth:`unimem.UnifiedMemoryService.delete_fact`."""
+        """Delete one fact of the user (current or past); whether it existed."""
         check_id(fact_id, "fact_id")
         return await (await self._core.ready_store()).delete_fact(self._core.user(user_id), fact_id)

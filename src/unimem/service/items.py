@@ -103,8 +103,7 @@ def _fact_item(fact: Fact, namespace: list[str]) -> StoredItem:
 
 
 class ItemOperations:
-    """The items of :class:`unimem.UnifiedMemoryService` (which documents each
-    public method)."""
+    """The items of :class:`unimem.UnifiedMemoryService`."""
 
     def __init__(self, core: ServiceCore) -> None:
         self._core = core
@@ -123,7 +122,16 @@ class ItemOperations:
         *,
         user_id: str | None = None,
     ) -> StoredItem | None:
-        """See :meth:`unimem.UnifiedMemoryService.put_item`."""
+        """Store (or replace) the JSON object ``value`` under ``namespace`` and
+        ``key`` among the user's items (an agent's long-term memory; see
+        :mod:`unimem.service.items`); returns it as stored, or ``None`` when the
+        user's memory is off (nothing stored). With ``anonymize_phi`` its strings
+        are redacted first. A replaced item keeps its ``created_at``.
+
+        Raises:
+            InvalidInputError: an empty namespace, a label with ``.``, a bad key,
+                or a value that is not a JSON object within the limits.
+        """
         owner = self._core.user(user_id)
         labels = _labels(namespace, "namespace", empty=False)
         name = _key(key)
@@ -148,7 +156,7 @@ class ItemOperations:
     async def get_item(
         self, namespace: Sequence[str], key: str, *, user_id: str | None = None
     ) -> StoredItem | None:
-        """See :meth:`unimem.UnifiedMemoryService.get_item`."""
+        """The user's item under ``namespace`` and ``key``, or ``None``."""
         owner = self._core.user(user_id)
         labels = _labels(namespace, "namespace", empty=False)
         name = _key(key)
@@ -159,7 +167,7 @@ class ItemOperations:
     async def delete_item(
         self, namespace: Sequence[str], key: str, *, user_id: str | None = None
     ) -> bool:
-        """See :meth:`unimem.UnifiedMemoryService.delete_item`."""
+        """Delete one item of the user; whether it existed."""
         owner = self._core.user(user_id)
         labels = _labels(namespace, "namespace", empty=False)
         return await (await self._store()).delete_item(owner, labels, _key(key))
@@ -175,7 +183,17 @@ class ItemOperations:
         facts_namespace: Sequence[str] | None = None,
         user_id: str | None = None,
     ) -> list[StoredItem]:
-        """See :meth:`unimem.UnifiedMemoryService.search_items`."""
+        """The user's items under ``namespace_prefix`` that pass ``filter``
+        (LangGraph's: equal fields, ``$eq $ne $gt $gte $lt $lte``); with a
+        ``query``, those its words find first, best first (``score`` set), then
+        the rest, most recently updated first. ``facts_namespace``: the user's
+        pinned facts take part as items of that namespace when it is under the
+        prefix.
+
+        Raises:
+            InvalidInputError: a bad prefix, filter, ``limit`` (1-1,000) or
+                ``offset`` (0-100,000).
+        """
         owner = self._core.user(user_id)
         prefix = _labels(namespace_prefix, "namespace_prefix", empty=True)
         if query is not None:
@@ -222,7 +240,9 @@ class ItemOperations:
         offset: int = 0,
         user_id: str | None = None,
     ) -> list[list[str]]:
-        """See :meth:`unimem.UnifiedMemoryService.list_item_namespaces`."""
+        """The namespaces holding items of the user, sorted, that start with
+        ``prefix`` and end with ``suffix`` (``"*"`` matches any one label),
+        cut to ``max_depth`` labels (then each once)."""
         owner = self._core.user(user_id)
         head = _labels(prefix, "prefix", empty=True, wildcard=True) if prefix is not None else None
         tail = _labels(suffix, "suffix", empty=True, wildcard=True) if suffix is not None else None

@@ -1,18 +1,18 @@
 """The service's privacy side: the user's settings, redaction before any store
-sees a write, deletion, export, the retention sweep, the audit log and
-encryption at rest."""
+sees a write (with the PHI events and the vault's values), the audit log and
+encryption at rest. Deletion, export and retention are in
+:mod:`unimem.service.data_rights`."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
-from ..errors import ConfigurationError, InvalidInputError, SessionNotFoundError
+from ..errors import ConfigurationError, InvalidInputError
 from ..ids import new_id
 from ..models import (
     AuditRecord,
-    DeletionReceipt,
     EventType,
     MemoryEntry,
     MemoryEvent,
@@ -22,26 +22,20 @@ from ..models import (
 from ..privacy.crypto import Keyring, load_keyring
 from ..privacy.deletion import (
     SYSTEM_USER,
-    all_session_ids,
     audit_record,
-    check_scope,
-    start_of_day,
 )
 from ..privacy.encrypted_store import EncryptedStore
 from ..privacy.pipeline import EntryWrite, PhiTally
 from ..privacy.pseudonyms import SessionTokens
 from ..privacy.vault import seal_values
-from ..stores.contracts import DeleteScope, DurableStore, VaultValue
-from ..stores.items import item_store_of
+from ..stores.contracts import DurableStore, VaultValue
 from ..validation import check_id, check_range
 from .core import ServiceCore
 
-__all__ = ["AUDIT_EXPORT_LIMIT", "POLICY_ACTOR", "PrivacyOperations"]
+__all__ = ["AUDIT_EXPORT_LIMIT", "PrivacyOperations"]
 
 #: Most audit records an export (or one ``list_audit`` call) returns.
 AUDIT_EXPORT_LIMIT = 100_000
-#: Actor of the deletions the service makes by itself (``cross_session=False``).
-POLICY_ACTOR = "policy"
 
 
 class PrivacyOperations:
@@ -69,7 +63,8 @@ class PrivacyOperations:
         return True
 
     async def rotate_encryption(self, user_ids: Sequence[str]) -> int:
-        """See :meth:`unimem.UnifiedMemoryService.rotate_encryption`."""
+        """Re-encrypt the users' content under the current key (after putting a new
+        key first in ``UNIMEM_ENCRYPTION_KEYS``); returns the records rewritten."""
         store = await self._core.ready_store()
         if not isinstance(store, EncryptedStore):
             raise ConfigurationError("encryption is off; call use_encryption() first")
@@ -81,7 +76,7 @@ class PrivacyOperations:
     # ------------------------------------------------------------------ settings
 
     async def get_settings(self, *, user_id: str | None = None) -> MemorySettings:
-        """See :meth:`unimem.UnifiedMemoryService.get_settings`."""
+        """The user's memory settings (defaults until they set any)."""
         stored = await (await self._core.ready_store()).get_settings(self._core.user(user_id))
         return stored or MemorySettings()
 
@@ -92,7 +87,12 @@ class PrivacyOperations:
         user_id: str | None = None,
         actor: str | None = None,
     ) -> MemorySettings:
-        """See :meth:`unimem.UnifiedMemoryService.update_settings`."""
+        """Replace the user's settings; a dict may name only the fields to change.
+
+        The change is audited (``settings_change``: the fields changed and their
+        new values, which are flags and a number of days, never content);
+        ``actor`` is who made it (the user by default).
+        """
         user = self._core.user(user_id)
         current = await self.get_settings(user_id=user)
         if isinstance(settings, MemorySettings):
@@ -197,177 +197,13 @@ class PrivacyOperations:
             self._core.privacy.recorded(item.session_id, tokens, stored.seq)
         self._core.live.publish(item.session_id, "event", stored)
 
-    async def delete_user_memory(
-        self,
-        scope: DeleteScope | str,
-        *,
-        user_id: str | None = None,
-        tz: str | None = None,
-        session_id: str | None = None,
-        actor: str | None = None,
-    ) -> DeletionReceipt:
-        """See :meth:`unimem.UnifiedMemoryService.delete_user_memory`."""
-        user = self._core.user(user_id)
-        kind = check_scope(scope)
-        if session_id is not None and kind != "session":
-            raise InvalidInputError(
-                "session_id applies to scope 'session' only", field="session_id"
-            )
-        if kind == "session" and session_id is None:
-            raise InvalidInputError(
-                "scope 'session' needs session_id, the session to delete "
-                "(scope 'day' deletes today's memory, 'all' everything)",
-                field="session_id",
-            )
-        store = await self._core.ready_store()
-        ids: list[str]
-        if kind == "session":
-            sid = check_id(session_id, "session_id")
-            state = await store.get_session(sid)
-            # another user's session is deleted from as a session never used:
-            # nothing of the caller's is in it (the counts say 0)
-            ids = [sid] if state is None or state.user_id == user else []
-        else:
-            ids = await all_session_ids(store, user)
-        now = utcnow()
-        since = start_of_day(now, tz) if kind == "day" else None
-        counts = await store.delete_user_data(user, scope=kind, since=since, session_ids=ids)
-        items = item_store_of(store)
-        if items is not None and kind != "session":  # items belong to no session
-            counts["items"] = await items.delete_user_items(user, since=since)
-        self._core.privacy.forget(ids, everything=kind == "all")
-        receipt = DeletionReceipt(user_id=user, scope=kind, deleted_at=now, counts=counts)
-        details: dict[str, Any] = {"scope": kind, "counts": counts, "sessions": len(ids)}
-        if since is not None:
-            details["since"] = since.isoformat()
-        await store.append_audit(
-            audit_record(
-                "delete", user, actor=actor, now=now, session_id=session_id, details=details
-            )
-        )
-        for sid in ids:
-            self._core.live.publish(
-                sid,
-                "event",
-                MemoryEvent.model_construct(
-                    id=new_id(),
-                    session_id=sid,
-                    user_id=user,
-                    seq=None,
-                    event_type="memory_deleted",
-                    timestamp=now,
-                    data={"scope": kind},
-                ),
-            )
-        return receipt
-
-    async def delete_entry(
-        self,
-        session_id: str,
-        entry_id: str,
-        *,
-        user_id: str | None = None,
-        actor: str | None = None,
-    ) -> bool:
-        """Delete one message of a session; whether it existed.
-
-        The entry is removed from every layer (durable store, session cache,
-        short-term layer) with the session's running summary, which may quote
-        it and is rebuilt from what is left. The rest of the session, its
-        events and its numbering stay. The deletion is audited (``delete``,
-        scope ``entry``), and live listeners of the session receive a
-        ``memory_deleted`` event (not stored).
-
-        Another user's session deletes nothing (``False``), as one never used.
-
-        Raises:
-            InvalidInputError: a malformed id.
-        """
-        user = self._core.user(user_id)
-        check_id(session_id, "session_id")
-        check_id(entry_id, "entry_id")
-        try:
-            state = await self._core.owned_session(session_id, user)
-        except SessionNotFoundError:
-            state = None  # another user's session deletes nothing, as a never-used one
-        store = await self._core.ready_store()
-        if state is None or not await store.delete_entry(session_id, entry_id):
-            return False
-        now = utcnow()
-        details: dict[str, Any] = {"scope": "entry", "counts": {"entries": 1}}
-        await store.append_audit(
-            audit_record(
-                "delete", user, actor=actor, now=now, session_id=session_id, details=details
-            )
-        )
-        self._core.live.publish(
-            session_id,
-            "event",
-            MemoryEvent.model_construct(
-                id=new_id(),
-                session_id=session_id,
-                user_id=user,
-                seq=None,
-                event_type="memory_deleted",
-                timestamp=now,
-                data={"scope": "entry", "entry_id": entry_id},
-            ),
-        )
-        return True
-
-    async def export_user_memory(
-        self, *, user_id: str | None = None, actor: str | None = None
-    ) -> dict[str, Any]:
-        """See :meth:`unimem.UnifiedMemoryService.export_user_memory`."""
-        user = self._core.user(user_id)
-        store = await self._core.ready_store()
-        now = utcnow()
-        data = await store.export_user(user)
-        items = item_store_of(store)
-        if items is not None:
-            data["items"] = [i.model_dump(mode="json") for i in await items.export_items(user)]
-        audit = await store.list_audit(user, limit=AUDIT_EXPORT_LIMIT)
-        data["audit"] = [r.model_dump(mode="json") for r in audit]
-        counts = {k: len(v) for k, v in data.items() if isinstance(v, list)}
-        await store.append_audit(audit_record("export", user, actor=actor, now=now, details=counts))
-        return {
-            "format": "unimem-export/1",
-            "user_id": user,
-            "exported_at": now.isoformat(),
-            **data,
-        }
-
-    async def sweep_retention(
-        self, now: datetime | None = None, *, default_retention_days: int | None = None
-    ) -> int:
-        """See :meth:`unimem.UnifiedMemoryService.sweep_retention`."""
-        if now is None:
-            when = utcnow()
-        else:  # a naive time is taken as UTC, like every timestamp unimem stores
-            when = now.replace(tzinfo=UTC) if now.tzinfo is None else now.astimezone(UTC)
-        days = default_retention_days or MemorySettings().retention_days
-        check_range(days, "default_retention_days", 1, 36500)
-        store = await self._core.ready_store()
-        deleted = await store.sweep_expired(now=when, default_retention_days=days)
-        items = item_store_of(store)
-        if items is not None:
-            deleted += await items.sweep_items(now=when, default_retention_days=days)
-        if deleted:
-            await (await self._core.ready_store()).append_audit(
-                audit_record(
-                    "sweep",
-                    SYSTEM_USER,
-                    actor="system",
-                    now=utcnow(),
-                    details={"deleted": deleted, "default_retention_days": days},
-                )
-            )
-        return deleted
+    # ------------------------------------------------------------------ audit
 
     async def list_audit(
         self, *, user_id: str | None = None, limit: int = 100
     ) -> list[AuditRecord]:
-        """See :meth:`unimem.UnifiedMemoryService.list_audit`."""
+        """The last ``limit`` audit records about the user, oldest first
+        (``"*"`` for the retention sweeps)."""
         check_range(limit, "limit", 1, AUDIT_EXPORT_LIMIT)
         user = user_id if user_id == SYSTEM_USER else self._core.user(user_id)
         return await (await self._core.ready_store()).list_audit(user, limit=limit)
@@ -381,7 +217,9 @@ class PrivacyOperations:
         session_id: str | None = None,
         details: Mapping[str, Any] | None = None,
     ) -> AuditRecord:
-        """See :meth:`unimem.UnifiedMemoryService.record_audit`."""
+        """Append an audit record made outside the service (e.g. the HTTP API
+        recording that ``actor`` read ``user_id``'s memory). ``details`` must
+        hold ids and counts only, never content."""
         record = AuditRecord(
             id=new_id(),
             timestamp=utcnow(),

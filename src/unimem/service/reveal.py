@@ -25,6 +25,7 @@ from ..privacy.vault import (
     reveal_text,
     reveal_value,
 )
+from ..validation import check_id
 from .core import ServiceCore
 
 __all__ = ["OwnerValues", "RevealOperations"]
@@ -98,15 +99,24 @@ class OwnerValues:
 
 
 class RevealOperations:
-    """The reveals of :class:`unimem.UnifiedMemoryService` (which documents
-    the public methods that take ``reveal``)."""
+    """The reveals of :class:`unimem.UnifiedMemoryService`: the owner's view of
+    their history, facts, export and streamed replies."""
 
     def __init__(self, core: ServiceCore) -> None:
         self._core = core
 
-    async def stream(self, session_id: str, user_id: str | None) -> StreamReveal:
-        """A re-identifier of text streamed in the session, for its owner (one
-        that reveals nothing for anyone else, or without a keyring)."""
+    async def reveal_stream(self, session_id: str, *, user_id: str | None = None) -> StreamReveal:
+        """A re-identifier for text streamed into the session (an LLM's reply
+        written with PHI tokens, shown to the owner with their values):
+        ``feed(piece)`` gives what can be shown of each piece, ``flush()`` the
+        rest, ``entry(stored)`` a stored entry of the session re-identified.
+        It reveals nothing for another user's session (nor without encryption
+        keys: no vault). The caller audits what it showed (``count``).
+
+        Raises:
+            InvalidInputError: a malformed id.
+        """
+        check_id(session_id, "session_id")
         state = await self._core.owned_session(session_id, None)
         if state is None or (user_id is not None and state.user_id != user_id):
             return StreamReveal({})

@@ -21,8 +21,9 @@ from ..models import (
     utcnow,
 )
 from ..stores.contracts import ContextSnapshot, DurableStore
-from ..validation import check_id, check_range
+from ..validation import check_flag, check_id, check_range
 from .core import ServiceCore, check_owner, visible
+from .reveal import RevealOperations
 
 __all__ = [
     "CONTEXT_EVENT_LIMIT",
@@ -62,11 +63,16 @@ def _unused() -> ContextSnapshot:
 
 
 class SessionReads:
-    """Reads of sessions, for :class:`unimem.UnifiedMemoryService` (which
-    documents each method)."""
+    """Reads of sessions, for :class:`unimem.UnifiedMemoryService`.
 
-    def __init__(self, core: ServiceCore) -> None:
+    Args:
+        core: the shared state.
+        reveal: the owner's view of their history (PHI tokens given their values).
+    """
+
+    def __init__(self, core: ServiceCore, reveal: RevealOperations) -> None:
         self._core = core
+        self._reveal = reveal
 
     async def get_context(
         self,
@@ -76,7 +82,11 @@ class SessionReads:
         *,
         user_id: str | None = None,
     ) -> ConversationContext:
-        """See :meth:`unimem.UnifiedMemoryService.get_context`."""
+        """The last ``max_messages`` messages (oldest first) with the session's mode,
+        language, recent switches, RAG context, settings and metadata.
+
+        An unknown session, or another user's, gives an empty context.
+        """
         check_id(session_id, "session_id")
         check_range(max_messages, "max_messages", 1, self._core.config.max_context_messages)
         store = await self._core.ready_store()
@@ -157,8 +167,20 @@ class SessionReads:
         *,
         before_seq: int | None = None,
         user_id: str | None = None,
+        reveal: bool = False,
     ) -> list[MemoryEntry]:
-        """See :meth:`unimem.UnifiedMemoryService.get_history`."""
+        """Up to ``max_messages`` entries of the session, oldest first (those before
+        ``before_seq`` when given, for paging back).
+
+        ``reveal``: with ``anonymize_phi`` on, give the owner their own words
+        back: each PHI token (``[PERSON_1]``) replaced by its value from the
+        vault (kept only when encryption keys are set; without, the text is as
+        stored). Audited (``reveal``: how many values, never which). Another
+        user's session is empty either way.
+
+        Raises:
+            InvalidInputError: a bad argument (named in the error).
+        """
         check_id(session_id, "session_id")
         check_range(max_messages, "max_messages", 1, self._core.config.max_history_messages)
         if before_seq is not None:
@@ -166,7 +188,10 @@ class SessionReads:
         state, entries = await (await self._core.ready_store()).load_history(
             session_id, limit=max_messages, before_seq=before_seq
         )
-        return entries if visible(state, user_id) else []
+        entries = entries if visible(state, user_id) else []
+        if check_flag(reveal, "reveal"):
+            entries = await self._reveal.entries(entries, session_id)
+        return entries
 
     async def get_events(
         self,
@@ -176,7 +201,7 @@ class SessionReads:
         *,
         user_id: str | None = None,
     ) -> list[MemoryEvent]:
-        """See :meth:`unimem.UnifiedMemoryService.get_events`."""
+        """The last ``limit`` events of the session (of ``event_type`` if given), newest last."""
         check_id(session_id, "session_id")
         check_range(limit, "limit", 1, self._core.config.max_events)
         kind = None
@@ -188,7 +213,8 @@ class SessionReads:
         return await store.get_events(session_id, event_type=kind, limit=limit)
 
     async def get_session(self, session_id: str, *, user_id: str | None = None) -> SessionInfo:
-        """See :meth:`unimem.UnifiedMemoryService.get_session`."""
+        """The session's metadata. Raises ``SessionNotFoundError`` if unknown
+        (or another user's: the same error, word for word)."""
         check_id(session_id, "session_id")
         state = await (await self._core.ready_store()).get_session(session_id)
         if state is None or not visible(state, user_id):
@@ -198,7 +224,7 @@ class SessionReads:
     async def list_sessions(
         self, *, user_id: str | None = None, limit: int = 20, offset: int = 0
     ) -> list[SessionInfo]:
-        """See :meth:`unimem.UnifiedMemoryService.list_sessions`."""
+        """The user's sessions, most recently active first."""
         check_range(limit, "limit", 1, 1000)
         check_range(offset, "offset", 0, 10**9)
         return await (await self._core.ready_store()).list_sessions(

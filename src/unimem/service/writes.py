@@ -1,4 +1,4 @@
-"""The service's writes: entries, events, closing and keeping sessions.
+"""The service's writes: entries, events, switches, closing and keeping sessions.
 
 An entry is validated and given its ids, its language is decided, the
 owner's privacy settings are applied, and only then is it committed to the
@@ -14,12 +14,23 @@ from typing import Any
 from ..errors import InvalidInputError, SessionNotFoundError, StoreUnavailableError
 from ..ids import new_id
 from ..language import apply_language_policy, detection_needed, is_warm, preload
-from ..models import EventType, MemoryEntry, MemoryEvent, Mode, SessionInfo, SwitchTrigger, utcnow
+from ..models import (
+    ConversationContext,
+    EventType,
+    MemoryEntry,
+    MemoryEvent,
+    Mode,
+    SessionInfo,
+    SwitchTrigger,
+    utcnow,
+)
 from ..stores.contracts import SessionTtlStore, SettingsChanged, TokensChanged
 from ..validation import check_content, check_content_size, check_id, check_not_future
 from .core import ServiceCore, visible
+from .data_rights import POLICY_ACTOR, DataRights
 from .fact_updates import FactUpdates
-from .privacy import POLICY_ACTOR, PrivacyOperations
+from .privacy import PrivacyOperations
+from .session_reads import SessionReads
 
 __all__ = ["SETTINGS_ATTEMPTS", "SessionWrites", "enum_value"]
 
@@ -48,20 +59,28 @@ def _language(value: Any, field: str) -> str:
 
 
 class SessionWrites:
-    """The writes of :class:`unimem.UnifiedMemoryService` (which documents each
-    public method).
+    """The writes of :class:`unimem.UnifiedMemoryService`.
 
     Args:
         core: the shared state.
-        privacy: redaction before the store, PHI events, deletion.
+        privacy: redaction before the store, PHI events and the vault's values.
+        rights: the deletion a closed session of a ``cross_session=False`` owner gets.
+        reads: the context a mode switch continues with.
         facts: the facts each stored turn updates (none when ``None``).
     """
 
     def __init__(
-        self, core: ServiceCore, privacy: PrivacyOperations, facts: FactUpdates | None = None
+        self,
+        core: ServiceCore,
+        privacy: PrivacyOperations,
+        rights: DataRights,
+        reads: SessionReads,
+        facts: FactUpdates | None = None,
     ) -> None:
         self._core = core
         self._privacy = privacy
+        self._rights = rights
+        self._reads = reads
         self._facts = facts
 
     def _prepare_entry(
@@ -113,7 +132,20 @@ class SessionWrites:
         user_id: str | None = None,
         trigger: SwitchTrigger | str | None = None,
     ) -> MemoryEntry:
-        """See :meth:`unimem.UnifiedMemoryService.add_entry`."""
+        """Store one message and return it as stored (``id``, ``seq``, ``timestamp`` set).
+
+        A user entry in another mode than the session's records a ``mode_switch``
+        event; one in another language is marked ``language_switched`` and records
+        a ``language_switch`` event (``trigger``, default ``auto_detected``).
+        Re-sending an entry with the same ``id`` returns the stored one unchanged.
+
+        Raises:
+            InvalidInputError: bad field (named in the error); nothing stored.
+            ContentTooLargeError: content over ``config.max_content_bytes``.
+            SessionNotFoundError: the session belongs to another user.
+            SessionClosedError: the session was closed.
+            StoreUnavailableError: the durable store is down; nothing stored.
+        """
         prepared = self._prepare_entry(session_id, entry, user_id)
         trigger_value = (
             enum_value(trigger, SwitchTrigger, "trigger") if trigger is not None else None
@@ -204,7 +236,11 @@ class SessionWrites:
         *,
         user_id: str | None = None,
     ) -> MemoryEvent:
-        """See :meth:`unimem.UnifiedMemoryService.add_event`."""
+        """Record an event (``mode_switch``, ``language_switch``, ``topic_change``, ...).
+
+        A ``mode_switch`` or ``language_switch`` event also moves the session's
+        current mode or language to ``data["to_mode"]`` / ``data["to_language"]``.
+        """
         check_id(session_id, "session_id")
         if data is not None and not isinstance(data, Mapping):
             raise InvalidInputError("data must be a JSON object", field="data")
@@ -243,7 +279,7 @@ class SessionWrites:
         *,
         user_id: str | None = None,
     ) -> MemoryEvent:
-        """See :meth:`unimem.UnifiedMemoryService.track_language_switch`."""
+        """Record a language switch and make ``to_language`` the session's language."""
         data = {
             "from_language": _language(from_language, "from_language"),
             "to_language": _language(to_language, "to_language"),
@@ -252,8 +288,26 @@ class SessionWrites:
         }
         return await self.add_event(session_id, EventType.LANGUAGE_SWITCH, data, user_id=user_id)
 
+    async def handle_mode_switch(
+        self,
+        session_id: str,
+        from_mode: Mode | str,
+        to_mode: Mode | str,
+        *,
+        user_id: str | None = None,
+    ) -> ConversationContext:
+        """Record a voice/text switch and return the context to continue with."""
+        data = {
+            "from_mode": enum_value(from_mode, Mode, "from_mode"),
+            "to_mode": enum_value(to_mode, Mode, "to_mode"),
+            "trigger": "user_request",
+            "timestamp": utcnow().isoformat(),
+        }
+        await self.add_event(session_id, EventType.MODE_SWITCH, data, user_id=user_id)
+        return await self._reads.get_context(session_id, user_id=user_id)
+
     async def close_session(self, session_id: str, *, user_id: str | None = None) -> SessionInfo:
-        """See :meth:`unimem.UnifiedMemoryService.close_session`."""
+        """Close a session: it takes no more writes; its history stays readable."""
         check_id(session_id, "session_id")
         state = await self._core.owned_session(session_id, user_id)
         if state is None:
@@ -263,13 +317,17 @@ class SessionWrites:
         closed = await (await self._core.ready_store()).close_session(session_id, now=utcnow())
         if not (await self._core.settings_of(state.user_id)).cross_session:
             # cross_session=False: a session's memory does not outlive it
-            await self._privacy.delete_user_memory(
+            await self._rights.delete_user_memory(
                 "session", user_id=state.user_id, session_id=session_id, actor=POLICY_ACTOR
             )
         return closed
 
     async def extend_ttl(self, session_id: str, *, user_id: str | None = None) -> bool:
-        """See :meth:`unimem.UnifiedMemoryService.extend_ttl`."""
+        """Keep a session's cached layers alive for another idle period.
+
+        Returns whether the session exists (``False`` for another user's).
+        Embedded stores have no expiry.
+        """
         check_id(session_id, "session_id")
         exists = visible(await (await self._core.ready_store()).get_session(session_id), user_id)
         store = self._core.store
