@@ -145,3 +145,20 @@ def test_a_name_preferred_to_an_anonymized_one_replaces_it() -> None:
     assert (change.op, change.value, change.replaces) == ("supersede", "Franck", "n1")
     (pref,) = _changes("Je préfère matin plutôt que soir.", language="fr", current=current)
     assert pref.kind == "preference"
+
+
+@pytest.mark.parametrize(
+    ("language", "relative", "own"),
+    [
+        ("de", "Meine Mutter nimmt Metformin 500 mg.", "Ich nehme Metformin 500 mg."),
+        ("it", "Mia madre prende metformina 500 mg.", "Prendo metformina 500 mg."),
+        ("pt", "Minha mãe toma metformina 500 mg.", "Tomo metformina 500 mg."),
+        (None, "Meine Mutter nimmt Metformin 500 mg.", "I take metformin 500 mg."),
+    ],
+)
+def test_a_relatives_medicine_in_german_italian_or_portuguese_is_not_the_patients(
+    language: str | None, relative: str, own: str
+) -> None:
+    assert _changes(relative, language=language) == []
+    (med,) = _changes(own, language=language)
+    assert med.key == "medication:metformin"

@@ -228,6 +228,20 @@ _RAW: dict[str, dict[str, str]] = {
 }
 
 
+# Someone else, in the languages without cues of their own that write in Latin
+# script: read for a turn of one of them (or of unknown language), so that a
+# relative's medicine ("Meine Mutter nimmt Metformin 500 mg") is not the patient's.
+_OTHER_MORE = {
+    "de": r"\b(?:meine?[rnms]?|unsere?[rnms]?|seine?[rnms]?|ihre?[rnms]?)\s+(?:\w+\s+)?(?:mutter|vater|mann|frau|"
+    r"sohn|tochter|schwester|bruder|nachbarin|nachbar|freundin|freund|oma|opa|gro(?:ss|ß)mutter|gro(?:ss|ß)vater|"
+    r"schwiegermutter|schwiegervater|tante|onkel|kinder|kind|kollegin|kollege|enkelin|enkel)\b",
+    "it": r"\b(?:mia|mio|mie|miei|sua|suo)\s+(?:\w+\s+)?(?:madre|mamma|padre|papa|marito|moglie|figlio|figlia|"
+    r"sorella|fratello|vicina|vicino|amica|amico|nonna|nonno|suocera|suocero|zia|zio|nipote|collega)\b",
+    "pt": r"\b(?:minha|meu|minhas|meus|sua|seu)\s+(?:\w+\s+)?(?:mae|pai|marido|esposa|esposo|mulher|filho|filha|"
+    r"irma|irmao|vizinha|vizinho|amiga|amigo|avo|sogra|sogro|tia|tio|neta|neto|colega)\b",
+}
+
+
 @dataclass(frozen=True, slots=True)
 class Cues:
     """The compiled cues of one language (or of all, for a turn of unknown language)."""
@@ -267,8 +281,11 @@ def cues_for(language: str | None) -> Cues:
     langs = [language] if language in CUE_LANGUAGES else list(CUE_LANGUAGES)
     if language not in (None, "en") and language in CUE_LANGUAGES:
         langs.append("en")  # code-switching: English cues are common in every language
+    tables = {name: [table[lang] for lang in langs] for name, table in _RAW.items()}
+    if language not in CUE_LANGUAGES:
+        more = [_OTHER_MORE[language]] if language in _OTHER_MORE else list(_OTHER_MORE.values())
+        tables["other"] += more
     compiled = {
-        name: re.compile("|".join(f"(?:{table[lang]})" for lang in langs))
-        for name, table in _RAW.items()
+        name: re.compile("|".join(f"(?:{p})" for p in parts)) for name, parts in tables.items()
     }
     return Cues(**compiled)
