@@ -119,3 +119,21 @@ async def test_the_retention_sweep_takes_expired_values(service: UnifiedMemorySe
     await service.add_entry("s1", user("my name is Bartholomew Finch"), user_id="u1")
     await service.sweep_retention()
     assert (await values(service, "u1", "s1"))["s1"] == {"[PERSON_2]": "Bartholomew Finch"}
+
+
+async def test_rotation_reseals_the_vault_so_the_old_key_can_be_dropped(
+    service: UnifiedMemoryService,
+):
+    await anonymized(service, "u1")
+    await service.add_entry("s1", user(f"my name is {NAME}"), user_id="u1")
+    new = generate_key("k2")
+    service.use_encryption(f"{new},{KEYS}")
+    # the entry and its one vault value; a second rotation finds nothing left
+    assert await service.rotate_encryption(["u1"]) == 2
+    assert await service.rotate_encryption(["u1"]) == 0
+    rows = await service.store.get_vault_values("u1", ["s1"])
+    assert [r.token for r in rows] == ["[PERSON_1]"]
+    assert rows[0].sealed.startswith("enc:v1:k2:") and NAME not in rows[0].sealed
+    service.use_encryption(new)  # the old key is gone
+    (shown,) = await service.get_history("s1", user_id="u1", reveal=True)
+    assert shown.content == f"my name is {NAME}"

@@ -49,6 +49,7 @@ from ..stores.items import item_store_of
 from ..stores.search import KeywordHit
 from ..stores.vectors import PendingEntry, VectorBacklog
 from .crypto import PREFIX, Keyring
+from .vault import reseal_stale
 
 __all__ = ["EncryptedStore"]
 
@@ -352,6 +353,9 @@ class EncryptedStore:
     async def get_vault_values(self, user_id: str, session_ids: Sequence[str]) -> list[VaultValue]:
         return await self.inner.get_vault_values(user_id, session_ids)
 
+    async def reseal_vault_values(self, values: Sequence[VaultValue]) -> int:
+        return await self.inner.reseal_vault_values(values)
+
     async def append_audit(self, record: AuditRecord) -> None:
         await self.inner.append_audit(record)
 
@@ -377,13 +381,19 @@ class EncryptedStore:
 
     async def rotate_user(self, user_id: str) -> int:
         """Re-encrypt every encrypted value of the user that is not under the
-        current key; returns how many records were rewritten. Plaintext written
-        before encryption was turned on is encrypted too."""
+        current key, the PHI vault's sealed values among them; returns how many
+        records were rewritten. Plaintext written before encryption was turned
+        on is encrypted too."""
         inner = self.inner
         rewritten = 0
         offset = 0
         while True:
             sessions = await inner.list_sessions(user_id, limit=_PAGE, offset=offset)
+            stale = reseal_stale(
+                self.keyring,
+                await inner.get_vault_values(user_id, [s.session_id for s in sessions]),
+            )
+            rewritten += await inner.reseal_vault_values(stale)
             for state in sessions:
                 sid = state.session_id
                 for raw in await inner.get_entries(sid, limit=_ALL):

@@ -15,6 +15,7 @@ record deleted, or written before the vault was on) stays a token.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Iterable, Mapping
 from datetime import datetime
@@ -30,6 +31,7 @@ __all__ = [
     "StreamReveal",
     "VaultValues",
     "open_values",
+    "reseal_stale",
     "reveal_entry",
     "reveal_fact",
     "reveal_text",
@@ -80,6 +82,23 @@ def open_values(keyring: Keyring, rows: Iterable[VaultValue]) -> dict[str, Vault
             continue
         opened.setdefault(row.session_id, {})[row.token] = value
     return opened
+
+
+def reseal_stale(keyring: Keyring, rows: Iterable[VaultValue]) -> list[VaultValue]:
+    """The rows not sealed with the current key, sealed again with it (same user,
+    session and token); a row that does not open (its key no longer configured,
+    or tampered) is left as it is."""
+    out: list[VaultValue] = []
+    for row in rows:
+        if not keyring.needs_rotation(row.sealed):
+            continue
+        aad = _aad(row.user_id, row.session_id, row.token)
+        try:
+            value = keyring.decrypt(row.sealed, aad)
+        except StoreError:
+            continue
+        out.append(dataclasses.replace(row, sealed=keyring.encrypt(value, aad)))
+    return out
 
 
 def tokens_in(text: str) -> set[str]:

@@ -226,6 +226,9 @@ class TimedStore:
             "get_vault_values", self.inner.get_vault_values(user_id, session_ids)
         )
 
+    async def reseal_vault_values(self, values: Sequence[VaultValue]) -> int:
+        return await self._timed("reseal_vault_values", self.inner.reseal_vault_values(values))
+
     async def append_audit(self, record: AuditRecord) -> None:
         return await self._timed("append_audit", self.inner.append_audit(record))
 

@@ -407,6 +407,9 @@ class LayeredStore:
     async def get_vault_values(self, user_id: str, session_ids: Sequence[str]) -> list[VaultValue]:
         return await self.durable.get_vault_values(user_id, session_ids)
 
+    async def reseal_vault_values(self, values: Sequence[VaultValue]) -> int:
+        return await self.durable.reseal_vault_values(values)
+
     async def append_audit(self, record: AuditRecord) -> None:
         await self.durable.append_audit(record)
 

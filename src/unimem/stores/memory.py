@@ -469,6 +469,9 @@ class InMemoryStore(MemoryItems):
     async def get_vault_values(self, user_id: str, session_ids: Sequence[str]) -> list[VaultValue]:
         return self._vault.get(user_id, session_ids)
 
+    async def reseal_vault_values(self, values: Sequence[VaultValue]) -> int:
+        return self._vault.replace(values)
+
     async def append_audit(self, record: AuditRecord) -> None:
         self._audit.setdefault(record.user_id, []).append(record)
 

@@ -23,6 +23,16 @@ class MemoryVault:
                 (value.session_id, value.token), value
             )
 
+    def replace(self, values: Iterable[VaultValue]) -> int:
+        """Replace the values already kept (same user, session and token)."""
+        replaced = 0
+        for value in values:
+            rows = self._rows.get(value.user_id, {})
+            if (value.session_id, value.token) in rows:
+                rows[(value.session_id, value.token)] = value
+                replaced += 1
+        return replaced
+
     def get(self, user_id: str, session_ids: Sequence[str]) -> list[VaultValue]:
         """The user's values of these sessions."""
         wanted = set(session_ids)

@@ -71,3 +71,8 @@ class VaultStore(Protocol):
 
     async def get_vault_values(self, user_id: str, session_ids: Sequence[str]) -> list[VaultValue]:
         """The user's sealed values of these sessions (another user's: none)."""
+
+    async def reseal_vault_values(self, values: Sequence[VaultValue]) -> int:
+        """Replace the sealed text of values already in the vault (the same user,
+        session and token: a key rotation); values not there are not added.
+        Returns how many were replaced."""

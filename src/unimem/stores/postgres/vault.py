@@ -118,6 +118,23 @@ class PostgresVault:
                 [v.sealed for v in values],
             )
 
+    async def reseal_vault_values(self, values: Sequence[VaultValue]) -> int:
+        if not values:
+            return 0
+        async with self._conn() as conn:
+            rows = await conn.fetch(
+                "UPDATE vault AS v SET sealed = n.sealed "
+                "FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) "
+                "AS n(user_id, session_id, token, sealed) "
+                "WHERE v.user_id = n.user_id AND v.session_id = n.session_id "
+                "AND v.token = n.token RETURNING v.token",
+                [v.user_id for v in values],
+                [v.session_id for v in values],
+                [v.token for v in values],
+                [v.sealed for v in values],
+            )
+        return len(rows)
+
     async def get_vault_values(self, user_id: str, session_ids: Sequence[str]) -> list[VaultValue]:
         wanted = sorted(set(session_ids))
         if not wanted:

@@ -90,6 +90,20 @@ class SQLiteVault:
             with self._tx() as cur:
                 insert_values(cur, values)
 
+    async def reseal_vault_values(self, values: Sequence[VaultValue]) -> int:
+        if not values:
+            return 0
+        with self._tx() as cur:
+            replaced = 0
+            for v in values:
+                cur.execute(
+                    "UPDATE vault SET sealed = ? "
+                    "WHERE user_id = ? AND session_id = ? AND token = ?",
+                    (v.sealed, v.user_id, v.session_id, v.token),
+                )
+                replaced += cur.rowcount
+        return replaced
+
     async def get_vault_values(self, user_id: str, session_ids: Sequence[str]) -> list[VaultValue]:
         wanted = sorted(set(session_ids))
         if not wanted:
