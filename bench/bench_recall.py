@@ -1,7 +1,7 @@
 """Long-term recall: search and context cost by history size, index size, append cost.
 
 Usage: python bench/bench_recall.py [--sizes 1000,10000,100000] [--stores memory,sqlite,postgres]
-       [--ops 100]
+       [--ops 100] [--dense]
 
 For each store and size N, one user gets N entries (patient-style sentences
 from the recall evaluation set, spread over N/20 sessions), written with
@@ -16,6 +16,15 @@ Then, side by side in one run:
   indexing on the write path);
 - bytes per entry of the keyword index (SQLite: the index tables' pages;
   PostgreSQL: ``pg_total_relation_size('entry_search')``).
+
+With ``--dense`` the service runs with the built-in embedder (keyword and
+dense fused) and every entry has its vector (the vector of its sentence,
+embedded once per distinct sentence, stored through the store's own
+``put_vectors``). Searches and contexts then ask questions no earlier call
+asked (search the even ones, contexts the odd ones), so each embeds its
+question; ``context_cached`` asks the context questions again (their
+embeddings are cached). The background indexer is stopped meanwhile (the
+appends' vectors are not waited for).
 
 PostgreSQL runs in a scratch schema of ``UNIMEM_TEST_DATABASE_URL`` (default
 the loopback test database), dropped at the end.
@@ -40,15 +49,20 @@ from typing import Any
 import asyncpg
 
 from unimem import MemoryEntry, UnifiedMemoryService
+from unimem.embeddings import LocalEmbedder
 from unimem.ids import new_id
+from unimem.recall.vectors import to_bytes
 from unimem.stores import InMemoryStore, SQLiteStore
 from unimem.stores.base import DurableStore
 from unimem.stores.postgres import PostgresStore
 from unimem.stores.sqlite.search import register
+from unimem.stores.vectors import vector_store_of
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "data" / "recall" / "recall_eval.json"
 PER_SESSION = 20
+#: The vector of each distinct sentence, made once per run (``--dense``).
+MADE: dict[str, bytes] = {}
 PG_URL = os.environ.get("UNIMEM_TEST_DATABASE_URL", "postgresql://postgres@127.0.0.1:5432/test")
 
 
@@ -136,6 +150,26 @@ async def fill(
             await conn.close()
 
 
+async def fill_vectors(
+    store: DurableStore, embedder: LocalEmbedder, made: dict[str, bytes]
+) -> None:
+    """Every queued entry's vector: its sentence's (the ``(i)`` suffix aside),
+    each distinct sentence embedded once in the run (``made``)."""
+    vectors = vector_store_of(store)
+    assert vectors is not None
+    while pending := await vectors.pending_vectors(5000):
+        bases = [p.text.rsplit(" (", 1)[0] for p in pending]
+        new = sorted({b for b in bases if b not in made})
+        for start in range(0, len(new), 32):
+            rows = await embedder.embed(new[start : start + 32], kind="passage")
+            made.update(
+                (t, to_bytes(r)) for t, r in zip(new[start : start + 32], rows, strict=True)
+            )
+        await vectors.put_vectors(
+            embedder.model, [(p, made[b]) for p, b in zip(pending, bases, strict=True)]
+        )
+
+
 async def timed(fn: Any, ops: int) -> list[float]:
     samples = []
     for i in range(ops):
@@ -148,20 +182,23 @@ async def timed(fn: Any, ops: int) -> list[float]:
 async def measure(
     service: UnifiedMemoryService, questions: list[str], ops: int
 ) -> dict[str, float]:
-    await service.search_memory(questions[0], user_id="bench")  # warm
+    await service.search_memory("warm up the tokenizer and the model", user_id="bench")
+    asked, other = questions[0::2], questions[1::2]
     search = await timed(
-        lambda i: service.search_memory(questions[i % len(questions)], user_id="bench"), ops
+        lambda i: service.search_memory(asked[i % len(asked)], user_id="bench"), ops
     )
 
     async def context(i: int) -> None:
         await service.build_llm_context(
             f"new-{uuid.uuid4().hex[:8]}",
-            questions[i % len(questions)],
+            other[i % len(other)],
             user_id="bench",
             max_tokens=2000,
         )
 
-    ctx = await timed(context, max(10, ops // 2))
+    count = min(len(other), max(10, ops // 2))
+    ctx = await timed(context, count)
+    cached = await timed(context, count)
     store = service.store
     append = await timed(
         lambda i: store.append_entry(
@@ -181,6 +218,8 @@ async def measure(
         "search_p99_ms": pct(search, 0.99),
         "context_p50_ms": statistics.median(ctx),
         "context_p99_ms": pct(ctx, 0.99),
+        "context_cached_p50_ms": statistics.median(cached),
+        "context_cached_p99_ms": pct(cached, 0.99),
         "append_p50_us": statistics.median(append) * 1e3,
     }
 
@@ -227,7 +266,9 @@ async def sqlite_append_without_index(path: Path, ops: int) -> float:
     return statistics.median(samples) * 1e3
 
 
-async def run(kind: str, n: int, ops: int, tmp: Path) -> dict[str, float]:
+async def run(
+    kind: str, n: int, ops: int, tmp: Path, embedder: LocalEmbedder | None
+) -> dict[str, float]:
     turns, questions = corpus()
     schema = None
     if kind == "memory":
@@ -238,9 +279,12 @@ async def run(kind: str, n: int, ops: int, tmp: Path) -> dict[str, float]:
         schema = f"bench_recall_{uuid.uuid4().hex[:8]}"
         store = PostgresStore(PG_URL, schema=schema)
     try:
-        async with UnifiedMemoryService(store) as service:
+        async with UnifiedMemoryService(store, embedder=embedder) as service:
+            await service.recall_index.stop()  # the bench stores the vectors itself
             t0 = time.perf_counter()
             await fill(store, n, turns, schema)
+            if embedder is not None:
+                await fill_vectors(store, embedder, MADE)
             fill_s = time.perf_counter() - t0
             if kind == "postgres":  # what autovacuum does after a bulk load: fresh statistics
                 conn = await asyncpg.connect(PG_URL)
@@ -279,11 +323,13 @@ async def main() -> None:
     parser.add_argument("--sizes", default="1000,10000,100000")
     parser.add_argument("--stores", default="memory,sqlite,postgres")
     parser.add_argument("--ops", type=int, default=100)
+    parser.add_argument("--dense", action="store_true", help="with the built-in embedder")
     args = parser.parse_args()
+    embedder = LocalEmbedder() if args.dense else None
     with tempfile.TemporaryDirectory() as folder:
         for kind in args.stores.split(","):
             for n in (int(s) for s in args.sizes.split(",")):
-                row = await run(kind, n, args.ops, Path(folder))
+                row = await run(kind, n, args.ops, Path(folder), embedder)
                 cells = "  ".join(f"{k}={v:.2f}" for k, v in row.items())
                 print(f"{kind:8s} n={n:<7d} {cells}", flush=True)
 

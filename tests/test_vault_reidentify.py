@@ -4,7 +4,7 @@ re-identified with the values of its own session; streamed text token by token."
 from datetime import UTC, datetime
 
 from unimem import MemoryEntry, UnifiedMemoryService
-from unimem.context.session_context import _reidentify
+from unimem.context.reidentify import reidentify
 from unimem.models import Fact
 from unimem.privacy.crypto import generate_key
 from unimem.privacy.vault import StreamReveal, reveal_text, reveal_value
@@ -53,7 +53,7 @@ async def test_each_part_of_a_context_is_revealed_with_its_own_sessions_values()
         session_id="old",
         created_at=datetime.now(UTC),
     )
-    facts, hits = await _reidentify(values, "s1", [fact], [hit])
+    facts, hits = await reidentify(values, "s1", [fact], [hit])
     assert hits[0].snippet == "my brother is Bartholomew Finch"
     assert hits[0].entry is not None and hits[0].entry.content == hits[0].snippet
     assert facts[0].text == "Bartholomew Finch is my brother"

@@ -26,18 +26,17 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
-from collections.abc import Awaitable, Callable, Collection, Sequence
+from collections.abc import Sequence
 from datetime import UTC, datetime
-from typing import Any, Protocol
+from typing import Any
 
-from ..models import Fact, MemoryEntry, MemorySettings, Role, Summary, utcnow
+from ..models import Fact, MemoryEntry, MemorySettings, Role, Summary
 from ..recall.block import recall_block, select_hits
 from ..recall.hits import MemoryHit
 from ..stores.contracts import ContextSnapshot, DurableStore
 from .budget import (
     DEGRADATION_MEMORY_TIMEOUT,
     DEGRADATION_SUMMARY_BEHIND,
-    DEGRADATION_SUMMARY_CACHED,
     Deadline,
     passage_limit,
 )
@@ -45,12 +44,20 @@ from .builder import (
     ContextParts,
     LLMContext,
     assemble,
-    entry_message,
     normalize_passages,
     split_history,
 )
-from .extractive import ExtractiveSummarizer, apply_corrections
-from .summarize import LLMSummarizer, Summarizer, summarize_with_fallback
+from .extractive import apply_corrections
+from .recall_hook import DENSE_RESERVE_MS, RECALL_SHARE, RecallHook, recall_limit
+from .reidentify import Reidentifier, reidentify
+from .summarize import Summarizer
+from .summary_fold import (
+    SUMMARY_STORE_TOKENS,
+    fold_summary,
+    phi_redactor,
+    summary_messages,
+    superseded_sources,
+)
 from .tokens import count_text_tokens, count_tokens
 
 __all__ = [
@@ -67,66 +74,12 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-#: Largest stored running summary; it is re-selected down to what fits each build.
-SUMMARY_STORE_TOKENS = 1500
 #: How far back before the history window a lagging summary is caught up;
 #: older turns not yet summarized are given up on.
 CATCH_UP_LIMIT = 2000
 #: Most older entries read and summarized per build: a lagging summary catches
 #: up over several calls instead of one call costing O(CATCH_UP_LIMIT).
 CATCH_UP_PER_CALL = 100
-#: Share of the room left after the fixed parts the recall block may always
-#: take; it takes more when the session's own history needs less.
-RECALL_SHARE = 0.4
-#: Recalls from earlier sessions: ``(query, the session's last turns' texts)``
-#: → (hits best first, the search modes used).
-#: A recall line costs about this many tokens (for how many hits to ask for).
-RECALL_LINE_TOKENS = 20
-
-
-def recall_limit(max_tokens: int) -> int:
-    """How many hits to ask recall for, for a context of ``max_tokens``."""
-    return max(5, min(100, max_tokens // RECALL_LINE_TOKENS))
-
-
-RecallHook = Callable[[str, Sequence[str]], Awaitable[tuple[list[MemoryHit], list[str]]]]
-
-
-class Reidentifier(Protocol):
-    """Puts the PHI vault's values back into text (``reveal_phi``): tokens are
-    numbered per session, so each text is re-identified with its own session's."""
-
-    async def load(self, session_ids: Collection[str | None]) -> None:
-        """Read the values of these sessions."""
-
-    def text(self, session_id: str | None, text: str) -> str:
-        """``text`` of that session re-identified."""
-
-    def entry(self, entry: MemoryEntry) -> MemoryEntry:
-        """``entry`` re-identified."""
-
-    def fact(self, fact: Fact) -> Fact:
-        """``fact`` re-identified."""
-
-
-async def _reidentify(
-    reveal: Reidentifier,
-    session_id: str,
-    facts: list[Fact],
-    hits: list[MemoryHit],
-) -> tuple[list[Fact], list[MemoryHit]]:
-    """Facts and recall hits re-identified, each with its own session's values."""
-    fact_sessions = {f.id: f.session_id for f in facts}
-    await reveal.load({session_id, *fact_sessions.values(), *(h.session_id for h in hits)})
-    shown: list[MemoryHit] = []
-    for hit in hits:
-        sid = hit.session_id if hit.kind != "fact" else fact_sessions.get(hit.id)
-        update: dict[str, Any] = {"snippet": reveal.text(sid, hit.snippet)}
-        if hit.entry is not None:
-            update["entry"] = reveal.entry(hit.entry)
-        shown.append(hit.model_copy(update=update))
-    return [reveal.fact(f) for f in facts], shown
-
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
@@ -134,19 +87,6 @@ _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 def turn_order(entry: MemoryEntry) -> tuple[datetime, int]:
     """Sort key of a message: when its turn started, then arrival order."""
     return (entry.timestamp or _EPOCH, entry.seq or 0)
-
-
-def phi_redactor() -> Callable[[str], str]:
-    """``unimem.privacy.redact`` as ``text -> text``, with one token numbering per
-    redactor so that ``[PERSON_1]`` is the same person throughout one summary."""
-    from ..privacy import PhiTokenMap, redact
-
-    mapping = PhiTokenMap()
-
-    def apply(text: str) -> str:
-        return redact(text, mapping=mapping).text
-
-    return apply
 
 
 @dataclasses.dataclass(slots=True)
@@ -159,109 +99,28 @@ class _Loaded:
 async def _load(
     store: DurableStore, session_id: str, user_id: str, window: int, *, unused: bool = False
 ) -> _Loaded:
+    """The session's snapshot, the owner's facts and the cached summary, read side
+    by side (``user_id`` is the owner the caller found; a session found owned by
+    another means its owner's facts are read again)."""
     if unused:
         snapshot = ContextSnapshot(
             session=None, entries=[], language_events=[], mode_events=[], settings=None
         )
-    else:
-        snapshot = await store.load_context(session_id, max_messages=window, event_limit=5)
-    owner = snapshot.session.user_id if snapshot.session else user_id
-    facts = await store.list_facts(owner)
+        return _Loaded(snapshot, await store.list_facts(user_id), None)
+    snapshot, facts, summary = await asyncio.gather(
+        store.load_context(session_id, max_messages=window, event_limit=5),
+        store.list_facts(user_id),
+        store.get_summary(session_id),
+    )
+    if snapshot.session is None:
+        summary = None
+    elif snapshot.session.user_id != user_id:
+        facts = await store.list_facts(snapshot.session.user_id)
     if snapshot.settings is not None and not snapshot.settings.cross_session:
         # cross_session=False: no recall across sessions, pinned facts included;
         # only the facts pinned in this session come back.
         facts = [fact for fact in facts if fact.session_id == session_id]
-    summary = await store.get_summary(session_id) if snapshot.session else None
     return _Loaded(snapshot, facts, summary)
-
-
-def _messages(entries: Sequence[MemoryEntry]) -> list[dict[str, Any]]:
-    # No mode markers in summaries: they describe the moment, not the facts.
-    return [entry_message(entry, None) for entry in entries]
-
-
-async def _fold(
-    *,
-    store: DurableStore,
-    summarizer: Summarizer,
-    cached: Summary | None,
-    older: list[MemoryEntry],
-    through: int | None = None,
-    settings: MemorySettings,
-    session_id: str,
-    owner: str,
-    model: str,
-    deadline: Deadline,
-    degradations: list[str],
-    superseded: frozenset[str] = frozenset(),
-) -> str | None:
-    """The cached summary extended with ``older``; stored when it is a real new summary.
-
-    Entries in ``superseded`` (turns whose automatic facts are all closed) are
-    not summarized.
-
-    ``through`` is the last ``seq`` the new summary covers when that is past
-    the last of ``older`` (a catch-up chunk whose tail entries were deleted).
-    """
-    previous = cached.text if cached else None
-    if not older:
-        if cached is not None and through is not None and through > cached.to_seq:
-            # Nothing left to read up to ``through``: the summary covers it as is.
-            await store.put_summary(cached.model_copy(update={"to_seq": through}))
-        return previous
-    # A turn whose only facts were since changed or retracted stated a value no
-    # longer true: summarized, it would read as current ("I take levothyroxine
-    # 10 mg" after the dose went up); the facts block states what holds now.
-    told = [e for e in older if e.id not in superseded]
-    if not told:
-        last = max([through or 1, *(e.seq or 1 for e in older)])
-        if cached is not None and last > cached.to_seq:
-            await store.put_summary(cached.model_copy(update={"to_seq": last}))
-        return previous
-    messages = _messages(told)
-    use = summarizer
-    persist = True
-    if isinstance(summarizer, LLMSummarizer):
-        if deadline.limited:
-            # No LLM call inside a voice turn: newer turns are summarized
-            # extractively for this context only; a later unhurried call stores
-            # the LLM summary.
-            use, persist = ExtractiveSummarizer(), False
-            degradations.append(DEGRADATION_SUMMARY_CACHED)
-        elif settings.anonymize_phi:
-            # Text leaving the process is redacted (stored content already is
-            # when the privacy pipeline ran; this also covers older entries).
-            use = dataclasses.replace(summarizer, redact=phi_redactor())
-    text, method, failed = await summarize_with_fallback(
-        use, messages, SUMMARY_STORE_TOKENS, previous=previous, model=model
-    )
-    degradations.extend(failed)
-    if text and settings.anonymize_phi:
-        # What a summarizer writes is redacted like any stored text: an LLM may
-        # repeat a value its input carried in a form the detector missed.
-        text = phi_redactor()(text)
-    if persist and text:
-        await store.put_summary(
-            Summary(
-                session_id=session_id,
-                user_id=owner,
-                text=text,
-                from_seq=cached.from_seq if cached else min(e.seq or 1 for e in older),
-                to_seq=max([through or 1, *(e.seq or 1 for e in older)]),
-                created_at=utcnow(),
-                method=method,
-            )
-        )
-    return text
-
-
-def _superseded_sources(facts: Sequence[Fact]) -> frozenset[str]:
-    """The turns every automatic fact of which is closed (a later turn changed,
-    corrected or retracted what they said)."""
-    current = {i for f in facts if f.key and f.current for i in f.source_entry_ids}
-    return (
-        frozenset(i for f in facts if f.key and not f.current for i in f.source_entry_ids) - current
-    )
 
 
 async def _catch_up_chunk(
@@ -366,14 +225,20 @@ async def build_session_context(
     hits: list[MemoryHit] = []
     modes: list[str] = []
     if recall is not None:
+        dense_ms = (
+            max(0.0, deadline.remaining_ms() - DENSE_RESERVE_MS) if deadline.limited else None
+        )
         try:
             async with asyncio.timeout(deadline.remaining_s()):
-                hits, modes = await recall(query, [e.content for e in entries[-3:]])
+                found = await recall(query, [e.content for e in entries[-3:]], dense_ms)
         except TimeoutError:
             degradations.append("recall_timeout")
+        else:
+            hits, modes = found.hits, found.modes
+            degradations.extend(found.degradations)
     facts = loaded.facts
     if reveal is not None:
-        facts, hits = await _reidentify(reveal, session_id, facts, hits)
+        facts, hits = await reidentify(reveal, session_id, facts, hits)
         query = reveal.text(session_id, query)
         passages = [dataclasses.replace(p, text=reveal.text(session_id, p.text)) for p in passages]
 
@@ -409,8 +274,8 @@ async def build_session_context(
         older = older[:CATCH_UP_PER_CALL]
         if DEGRADATION_SUMMARY_BEHIND not in degradations:
             degradations.append(DEGRADATION_SUMMARY_BEHIND)
-    summary = await _fold(
-        superseded=_superseded_sources(loaded.facts),
+    summary = await fold_summary(
+        superseded=superseded_sources(loaded.facts),
         store=store,
         summarizer=summarizer,
         cached=cached,
@@ -424,7 +289,7 @@ async def build_session_context(
         degradations=degradations,
     )
     if summary and window_entries:
-        summary = apply_corrections(summary, _messages(window_entries))
+        summary = apply_corrections(summary, summary_messages(window_entries))
     if reveal is not None:  # after the fold: the stored summary keeps its tokens
         summary = reveal.text(session_id, summary) if summary else summary
         window_entries = [reveal.entry(e) for e in window_entries]

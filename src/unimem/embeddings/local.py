@@ -7,12 +7,17 @@ tokenizer, so a Spanish question finds an English turn. Install it with
 ``pip install 'unimem[embeddings]'``.
 
 The engine is called through ``ctypes``, which releases the GIL: embedding
-runs in a worker thread while the event loop goes on.
+runs in a worker thread while the event loop goes on. Its OpenMP threads
+wait passively between steps (``OMP_WAIT_POLICY=passive`` unless the
+environment sets it): spinning threads take the cores the event loop and
+the store need, and on a loaded machine a question's embedding took ten
+times longer with them spinning.
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
 import threading
 from collections.abc import Sequence
 from typing import Any
@@ -77,6 +82,8 @@ class LocalEmbedder:
     def _embed(self, texts: list[str], kind: EmbedKind) -> npt.NDArray[np.float32]:
         with self._lock:
             if self._engine is None:
+                # read by OpenMP when the engine's library loads (the first engine)
+                os.environ.setdefault("OMP_WAIT_POLICY", "passive")
                 self._engine = self._factory(num_threads=self._threads)
             engine = self._engine
             rows = engine.query(texts) if kind == "query" else engine.passage(texts)

@@ -14,10 +14,12 @@ from dataclasses import dataclass, field
 
 from .search_terms import terms
 
-__all__ = ["CONTEXT_TURNS", "RecallQuery", "build_query"]
+__all__ = ["CONTEXT_TURNS", "RecallQuery", "build_query", "standalone_text"]
 
 #: How many of the current session's last turns the query reads.
 CONTEXT_TURNS = 3
+#: A question with fewer search terms is embedded with the turn before it.
+STANDALONE_TERMS = 4
 #: Weight of the question's own terms, then of each earlier turn, newest first.
 QUESTION_WEIGHT = 1.0
 CONTEXT_WEIGHTS = (0.5, 0.3, 0.2)
@@ -56,6 +58,13 @@ def build_query(question: str, recent: Sequence[str] = ()) -> RecallQuery:
             if term not in own and term not in context:
                 context[term] = weight
     text = question
-    if earlier and len(own) < 4:
+    if earlier and len(own) < STANDALONE_TERMS:
         text = f"{earlier[0]}\n{question}"
     return RecallQuery(text=text, question_terms=own, context_terms=context)
+
+
+def standalone_text(question: str) -> str | None:
+    """The text :func:`build_query` embeds for ``question`` whatever turns came
+    before it, or ``None`` when it depends on them (a short question)."""
+    own = dict.fromkeys(terms(question))
+    return question if len(own) >= STANDALONE_TERMS else None

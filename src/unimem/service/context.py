@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import math
 from collections.abc import Sequence
 from typing import Any
@@ -11,7 +12,8 @@ from typing import Any
 from ..context import episodic as context_ops
 from ..context.builder import LLMContext
 from ..context.extractive import ExtractiveSummarizer
-from ..context.session_context import build_session_context, recall_limit
+from ..context.recall_hook import recall_limit
+from ..context.session_context import build_session_context
 from ..context.summarize import Summarizer
 from ..errors import InvalidInputError, SessionNotFoundError
 from ..models import EventType, Fact, MemoryEntry
@@ -109,24 +111,35 @@ class ContextOperations:
             if isinstance(rag_results, str | bytes) or not isinstance(rag_results, Sequence):
                 raise InvalidInputError("rag_results must be a list", field="rag_results")
             check_depth(list(rag_results), "rag_results")
-        state = await (await self._core.ready_store()).get_session(session_id)
+        store = await self._core.ready_store()
+        if user_id is not None:
+            # the session and the asking user's settings side by side: the owner
+            # is the asking user unless the session says otherwise (then foreign)
+            state, asked_settings = await asyncio.gather(
+                store.get_session(session_id), self._core.settings_of(self._core.user(user_id))
+            )
+        else:
+            state, asked_settings = await store.get_session(session_id), None
         # another user's session is built as one never used: nothing of theirs,
         # not even the numbering of its PHI tokens
         foreign = state is not None and user_id is not None and state.user_id != user_id
         if foreign:
             state = None
         owner = state.user_id if state is not None else self._core.user(user_id)
-        store = await self._core.ready_store()
         # The caller's query and passages reach the LLM redacted like stored text,
         # under the session's tokens (so the stored query turn still matches).
-        settings = await self._core.settings_of(
-            state.user_id if state else self._core.user(user_id)
+        settings = (
+            asked_settings
+            if asked_settings is not None and owner == self._core.user(user_id)
+            else await self._core.settings_of(owner)
         )
         language = state.current_language if state else None
         tokens_of = None if foreign else session_id
         current_query = await self._core.privacy.redact_value(
             current_query, settings, store, tokens_of, language
         )
+        if settings.enabled and settings.cross_session:
+            self._recall.prefetch(current_query)  # embedded while the store is read
         if rag_results is not None:
             rag_results = await self._core.privacy.redact_value(
                 list(rag_results), settings, store, tokens_of, language
@@ -140,8 +153,10 @@ class ContextOperations:
         built = await build_session_context(
             store,
             session_id=session_id,
-            user_id=self._core.user(user_id),
-            recall=self._recall.context_recall(owner, session_id, recall_limit(max_tokens)),
+            user_id=owner,
+            recall=self._recall.context_recall(
+                owner, session_id, recall_limit(max_tokens), settings
+            ),
             query=current_query,
             rag_results=rag_results,
             max_tokens=max_tokens,
