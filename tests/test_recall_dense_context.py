@@ -48,9 +48,8 @@ class _Words:
 async def _service(embedder: _Words) -> UnifiedMemoryService:
     svc = UnifiedMemoryService(embedder=embedder)
     await svc.setup()
-    await svc.add_entry(
-        "old", {"role": "user", "content": "the nephrologist changed my metformin dose"}, user_id="a"
-    )
+    said = {"role": "user", "content": "the nephrologist changed my metformin dose"}
+    await svc.add_entry("old", said, user_id="a")
     await svc.recall_index.drain()
     return svc
 

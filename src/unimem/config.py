@@ -59,6 +59,9 @@ class MemoryConfig:
     #: Whether each user and assistant turn updates the user's facts
     #: (``UNIMEM_AUTO_FACTS``); facts pinned by hand work either way.
     auto_facts: bool = True
+    #: Most memory (bytes) dense recall's per-user vector matrices take; 0
+    #: scans the store for every search (``unimem.service.vector_cache``).
+    vector_cache_bytes: int = 256 * 1024 * 1024
 
     def __post_init__(self) -> None:
         for name in (
@@ -72,6 +75,10 @@ class MemoryConfig:
         ):
             if getattr(self, name) < 1:
                 raise ConfigurationError(f"{name} must be at least 1, got {getattr(self, name)}")
+        if self.vector_cache_bytes < 0:
+            raise ConfigurationError(
+                f"vector_cache_bytes must be at least 0, got {self.vector_cache_bytes}"
+            )
         if self.max_clock_skew_seconds < 0:
             raise ConfigurationError(
                 f"max_clock_skew_seconds must be at least 0, got {self.max_clock_skew_seconds}"

@@ -36,7 +36,14 @@ from ..stores.contracts import (
 )
 from ..stores.items import item_store_of
 from ..stores.search import KeywordHit, keyword_search_of
-from ..stores.vectors import PendingEntry, VectorBacklog, vector_store_of
+from ..stores.vectors import (
+    PendingEntry,
+    VectorBacklog,
+    VectorRow,
+    VectorStamp,
+    inner_snapshots,
+    vector_store_of,
+)
 from .metrics import Metrics
 
 __all__ = ["TimedStore"]
@@ -336,3 +343,22 @@ class TimedStore:
         if inner is None:
             return VectorBacklog(0, None)
         return await self._timed("vector_backlog", inner.vector_backlog())
+
+    async def vector_stamp(self, user_id: str, model: str) -> VectorStamp:
+        """The wrapped store's :class:`~unimem.stores.vectors.VectorSnapshots` stamp."""
+        inner = inner_snapshots(self.inner)
+        return await self._timed("vector_stamp", inner.vector_stamp(user_id, model))
+
+    async def vector_rows(self, user_id: str, model: str, *, after: int) -> list[VectorRow]:
+        """The wrapped store's vector rows after ``after``."""
+        inner = inner_snapshots(self.inner)
+        return await self._timed("vector_rows", inner.vector_rows(user_id, model, after=after))
+
+    async def vector_entries(
+        self, user_id: str, model: str, keys: Sequence[tuple[str, int]], filters: SearchFilters
+    ) -> list[tuple[MemoryEntry, bytes]]:
+        """The wrapped store's entries at ``keys`` with their vectors."""
+        inner = inner_snapshots(self.inner)
+        return await self._timed(
+            "vector_entries", inner.vector_entries(user_id, model, keys, filters)
+        )

@@ -25,6 +25,7 @@ from ..validation import check_content_size, check_id, check_range
 from .core import ServiceCore
 from .recall_dense import DenseRecall
 from .recall_search import CANDIDATES, SUMMARY_SESSIONS, RecallResult, search_user_memory
+from .vector_cache import VectorCache
 
 __all__ = [
     "CANDIDATES",
@@ -51,7 +52,8 @@ class RecallOperations:
         self._core = core
         #: the model of dense recall (``None``: keyword only)
         self.embedder = embedder
-        self.dense = DenseRecall(embedder) if embedder is not None else None
+        cache = VectorCache(core.config.vector_cache_bytes)
+        self.dense = DenseRecall(embedder, cache) if embedder is not None else None
 
     def prefetch(self, question: str) -> None:
         """Start embedding ``question`` when its dense query does not depend on

@@ -2,7 +2,8 @@
 
 The question is embedded through :class:`~unimem.embeddings.cache.QueryEmbeddings`
 (the same question is embedded once, and the context builder starts it
-early); the store scans the user's vectors exactly. Only
+early); the user's vectors are scanned exactly, from the per-user matrices
+of :class:`~unimem.service.vector_cache.VectorCache` (or by the store). Only
 user turns with at least two search terms are candidates, and only those
 within :data:`DENSE_MARGIN` of the best cosine and above the floor.
 
@@ -24,6 +25,7 @@ from ..recall.hits import SearchFilters
 from ..recall.search_terms import terms as search_terms
 from ..stores.search import KeywordHit
 from ..stores.vectors import VectorStore
+from .vector_cache import VectorCache
 
 __all__ = [
     "DEGRADATION_DENSE_TIMEOUT",
@@ -86,11 +88,13 @@ class DenseRecall:
 
     Args:
         embedder: the model.
+        vectors: the users' vector matrices (``None``: the store scans).
     """
 
-    def __init__(self, embedder: Embedder) -> None:
+    def __init__(self, embedder: Embedder, vectors: VectorCache | None = None) -> None:
         self.embedder = embedder
         self.queries = QueryEmbeddings(embedder)
+        self.vectors = vectors
 
     def prefetch(self, text: str) -> None:
         """Start embedding ``text`` now; the search that asks for it awaits it."""
@@ -121,9 +125,14 @@ class DenseRecall:
         if filters.roles is None:
             filters = replace(filters, roles=DENSE_ROLES)
         model = self.embedder.model
-        found = await store.vector_search(
-            user_id, asked, model=model, filters=filters, limit=DENSE_CANDIDATES
-        )
+        if self.vectors is not None:
+            found = await self.vectors.search(
+                store, user_id, asked, model=model, filters=filters, limit=DENSE_CANDIDATES
+            )
+        else:
+            found = await store.vector_search(
+                user_id, asked, model=model, filters=filters, limit=DENSE_CANDIDATES
+            )
         near = [f for f in found if len(search_terms(f.entry.content)) >= DENSE_MIN_TERMS]
         floor = max(near[0].score - DENSE_MARGIN if near else 0.0, _floor(self.embedder))
         return DenseResult(hits=[f for f in near if f.score >= floor])

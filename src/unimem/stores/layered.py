@@ -54,7 +54,14 @@ from .items import item_store_of
 from .redis.cache import SessionCache
 from .redis.driver import redis_client_from_url
 from .search import KeywordHit, keyword_search_of
-from .vectors import PendingEntry, VectorBacklog, vector_store_of
+from .vectors import (
+    PendingEntry,
+    VectorBacklog,
+    VectorRow,
+    VectorStamp,
+    inner_snapshots,
+    vector_store_of,
+)
 from .window_rebuild import WindowRebuilds
 
 __all__ = ["CACHE_DEGRADATION", "LayeredStore", "layered_store_from_urls"]
@@ -328,6 +335,17 @@ class LayeredStore:
     async def vector_backlog(self) -> VectorBacklog:
         durable = vector_store_of(self.durable)
         return await durable.vector_backlog() if durable is not None else VectorBacklog(0, None)
+
+    async def vector_stamp(self, user_id: str, model: str) -> VectorStamp:
+        return await inner_snapshots(self.durable).vector_stamp(user_id, model)
+
+    async def vector_rows(self, user_id: str, model: str, *, after: int) -> list[VectorRow]:
+        return await inner_snapshots(self.durable).vector_rows(user_id, model, after=after)
+
+    async def vector_entries(
+        self, user_id: str, model: str, keys: Sequence[tuple[str, int]], filters: SearchFilters
+    ) -> list[tuple[MemoryEntry, bytes]]:
+        return await inner_snapshots(self.durable).vector_entries(user_id, model, keys, filters)
 
     async def put_fact(self, fact: Fact) -> Fact:
         return await self.durable.put_fact(fact)

@@ -40,7 +40,7 @@ from .memory_vault import MemoryVault
 from .memory_vectors import EntryVectors
 from .search import KeywordHit
 from .timeline import apply_entry_changes, check_write_guards, plan_close, plan_entry, plan_event
-from .vectors import PendingEntry, VectorBacklog, export_vectors
+from .vectors import PendingEntry, VectorBacklog, VectorRow, VectorStamp, export_vectors
 
 __all__ = ["InMemoryStore"]
 
@@ -285,6 +285,17 @@ class InMemoryStore(MemoryItems):
 
     async def vector_backlog(self) -> VectorBacklog:
         return self._vectors.backlog()
+
+    async def vector_stamp(self, user_id: str, model: str) -> VectorStamp:
+        return self._vectors.stamp(user_id, model)
+
+    async def vector_rows(self, user_id: str, model: str, *, after: int) -> list[VectorRow]:
+        return self._vectors.rows(user_id, model, after)
+
+    async def vector_entries(
+        self, user_id: str, model: str, keys: Sequence[tuple[str, int]], filters: SearchFilters
+    ) -> list[tuple[MemoryEntry, bytes]]:
+        return self._vectors.entries(user_id, model, keys, filters)
 
     async def recent_user_entries(
         self, user_id: str, *, since: datetime, exclude_session: str | None, limit: int

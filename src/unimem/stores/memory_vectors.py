@@ -14,7 +14,7 @@ from ..models import MemoryEntry, utcnow
 from ..recall.hits import SearchFilters
 from ..recall.vectors import top_k
 from .search import KeywordHit
-from .vectors import PendingEntry, VectorBacklog
+from .vectors import PendingEntry, VectorBacklog, VectorRow, VectorStamp
 
 __all__ = ["EntryVectors"]
 
@@ -26,6 +26,7 @@ class _Stored:
     entry: MemoryEntry
     model: str
     blob: bytes
+    row: int = 0
 
 
 def _key(entry: MemoryEntry) -> _Key:
@@ -41,6 +42,9 @@ class EntryVectors:
         self._entries: dict[_Key, MemoryEntry] = {}
         self._users: dict[str, dict[_Key, _Stored]] = {}
         self._tickets = count(1)
+        self._rows = count(1)
+        #: vectors deleted per user (``VectorStamp.removals``)
+        self._removals: dict[str, int] = {}
 
     def add(self, entry: MemoryEntry) -> None:
         """Queue ``entry`` for a vector (again, when its text changed)."""
@@ -62,8 +66,10 @@ class EntryVectors:
 
     def _drop_vector(self, user_id: str, key: _Key) -> None:
         vectors = self._users.get(user_id)
-        if vectors is not None and vectors.pop(key, None) is not None and not vectors:
-            del self._users[user_id]
+        if vectors is not None and vectors.pop(key, None) is not None:
+            self._removals[user_id] = self._removals.get(user_id, 0) + 1
+            if not vectors:
+                del self._users[user_id]
 
     def pending(self, limit: int) -> list[PendingEntry]:
         """The oldest ``limit`` queued entries."""
@@ -84,7 +90,9 @@ class EntryVectors:
                 continue
             del self._queue[key]
             entry = self._entries[key]
-            self._users.setdefault(entry.user_id, {})[key] = _Stored(entry, model, blob)
+            mine = self._users.setdefault(entry.user_id, {})
+            mine.pop(key, None)  # a new row number: the user's rows stay in row order
+            mine[key] = _Stored(entry, model, blob, next(self._rows))
             stored += 1
         return stored
 
@@ -105,6 +113,36 @@ class EntryVectors:
         ]
         best = top_k(vector, [s.blob for s in found], limit)
         return [KeywordHit(found[i].entry, score) for i, score in best]
+
+    def stamp(self, user_id: str, model: str) -> VectorStamp:
+        """Where the user's ``model`` vectors stand."""
+        last = next(
+            (s.row for s in reversed(self._users.get(user_id, {}).values()) if s.model == model),
+            0,
+        )
+        return VectorStamp(last, self._removals.get(user_id, 0))
+
+    def rows(self, user_id: str, model: str, after: int) -> list[VectorRow]:
+        """The user's ``model`` vectors stored after row ``after``, in order."""
+        newer: list[VectorRow] = []
+        for (sid, seq), s in reversed(self._users.get(user_id, {}).items()):
+            if s.row <= after:
+                break
+            if s.model == model:
+                newer.append(VectorRow(s.row, sid, seq, s.entry.role.value, s.blob))
+        return newer[::-1]
+
+    def entries(
+        self, user_id: str, model: str, keys: Sequence[_Key], filters: SearchFilters
+    ) -> list[tuple[MemoryEntry, bytes]]:
+        """The entries at ``keys`` with their vectors, as they pass ``filters``."""
+        mine = self._users.get(user_id, {})
+        found = (mine.get(key) for key in keys)
+        return [
+            (s.entry, s.blob)
+            for s in found
+            if s is not None and s.model == model and filters.accepts(s.entry)
+        ]
 
     def backlog(self) -> VectorBacklog:
         """Entries waiting, and when the oldest was queued."""

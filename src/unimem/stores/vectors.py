@@ -22,10 +22,22 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 import numpy.typing as npt
 
+from ..models import MemoryEntry
 from ..recall.hits import SearchFilters
 from .search import KeywordHit
 
-__all__ = ["PendingEntry", "VectorBacklog", "VectorStore", "export_vectors", "vector_store_of"]
+__all__ = [
+    "PendingEntry",
+    "VectorBacklog",
+    "VectorRow",
+    "VectorSnapshots",
+    "VectorStamp",
+    "VectorStore",
+    "export_vectors",
+    "inner_snapshots",
+    "vector_snapshots_of",
+    "vector_store_of",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,6 +93,73 @@ class VectorStore(Protocol):
     async def vector_backlog(self) -> VectorBacklog:
         """The entries still waiting for a vector (every user's)."""
         ...
+
+
+@dataclass(frozen=True, slots=True)
+class VectorStamp:
+    """Where one user's vectors of one model stand: ``last`` is the number of the
+    last row stored (rows are numbered in the order they are stored, a vector
+    stored again gets a new number) and ``removals`` counts the deletions the
+    user's vectors have had. Equal stamps: the same vectors."""
+
+    last: int
+    removals: int
+
+
+@dataclass(frozen=True, slots=True)
+class VectorRow:
+    """One stored vector: its row number, its entry and the entry's role."""
+
+    row: int
+    session_id: str
+    seq: int
+    role: str
+    vector: bytes
+
+
+@runtime_checkable
+class VectorSnapshots(Protocol):
+    """A vector store whose rows a process can keep in memory and keep current:
+    it reads a user's rows stored after a row number, and tells by a stamp
+    whether any were deleted since (then the copy is read again). A wrapper
+    whose wrapped store cannot raises ``NotImplementedError``."""
+
+    async def vector_stamp(self, user_id: str, model: str) -> VectorStamp:
+        """The stamp of the user's ``model`` vectors now."""
+        ...
+
+    async def vector_rows(self, user_id: str, model: str, *, after: int) -> list[VectorRow]:
+        """The user's ``model`` vectors whose row number is above ``after``, in order."""
+        ...
+
+    async def vector_entries(
+        self,
+        user_id: str,
+        model: str,
+        keys: Sequence[tuple[str, int]],
+        filters: SearchFilters,
+    ) -> list[tuple[MemoryEntry, bytes]]:
+        """The entries at ``keys`` (session, seq) that are the user's, pass
+        ``filters`` and still have a ``model`` vector, with that vector."""
+        ...
+
+
+def vector_snapshots_of(store: object) -> VectorSnapshots | None:
+    """``store`` as :class:`VectorSnapshots`, or ``None`` when it cannot say."""
+    return store if isinstance(store, VectorSnapshots) else None
+
+
+def inner_snapshots(store: object) -> VectorSnapshots:
+    """The wrapped store of a wrapper (layered, timed) as :class:`VectorSnapshots`.
+
+    Raises:
+        NotImplementedError: the wrapped store keeps no such rows (the caller
+            then scans through :meth:`VectorStore.vector_search`).
+    """
+    found = vector_snapshots_of(store)
+    if found is None:
+        raise NotImplementedError("the wrapped store keeps no vector rows")
+    return found
 
 
 def vector_store_of(store: object) -> VectorStore | None:

@@ -25,7 +25,7 @@ from .items import ITEMS_MIGRATION, SQLiteItems
 from .search import SEARCH_MIGRATION, SHARD_MIGRATION, SQLiteSearch, register
 from .user_data import SQLiteLayers
 from .vault import VAULT_MIGRATION, SQLiteVault, insert_values
-from .vectors import VECTOR_MIGRATION, SQLiteVectors
+from .vectors import VECTOR_MIGRATION, VECTOR_STAMP_MIGRATION, SQLiteVectors
 
 __all__ = ["SQLiteStore"]
 
@@ -115,6 +115,7 @@ MIGRATIONS: list[tuple[int, str | tuple[str, ...]]] = [
     (5, VAULT_MIGRATION),  # the PHI vault (unimem.stores.sqlite.vault)
     (6, SHARD_MIGRATION),  # the keyword index split by owner (unimem.stores.sqlite.search)
     (7, VECTOR_MIGRATION),  # entry vectors and their queue (unimem.stores.sqlite.vectors)
+    (8, VECTOR_STAMP_MIGRATION),  # deleted vectors per user (unimem.stores.sqlite.vectors)
 ]
 
 SCHEMA_VERSION = MIGRATIONS[-1][0]

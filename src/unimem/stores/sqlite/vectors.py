@@ -20,17 +20,18 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
+from ...models import MemoryEntry
 from ...recall.hits import SearchFilters
 from ...recall.vectors import top_k
 from ..rows import entry_from_json
 from ..search import KeywordHit
-from ..vectors import PendingEntry, VectorBacklog, export_vectors
+from ..vectors import PendingEntry, VectorBacklog, VectorRow, VectorStamp, export_vectors
 from .filters import filter_clauses
 
 if TYPE_CHECKING:
     from contextlib import AbstractContextManager
 
-__all__ = ["VECTOR_MIGRATION", "SQLiteVectors"]
+__all__ = ["VECTOR_MIGRATION", "VECTOR_STAMP_MIGRATION", "SQLiteVectors"]
 
 _NOW_US = "CAST((julianday('now') - 2440587.5) * 86400000000 AS INTEGER)"
 _KEY = "session_id = {row}.session_id AND seq = {row}.seq"
@@ -68,6 +69,19 @@ VECTOR_MIGRATION: tuple[str, ...] = (
 
 def _time(us: int) -> datetime:
     return datetime.fromtimestamp(us / 1_000_000, tz=UTC)
+
+
+#: Schema version 8: the count of each user's deleted vectors, so a process
+#: that keeps a user's vectors in memory sees a deletion with one read (rows
+#: are numbered by ``rowid``, which a vector stored again gets anew).
+VECTOR_STAMP_MIGRATION: tuple[str, ...] = (
+    "CREATE TABLE vector_removals (user_id TEXT PRIMARY KEY, removals INTEGER NOT NULL) "
+    "WITHOUT ROWID",
+    """CREATE TRIGGER entry_vectors_removed AFTER DELETE ON entry_vectors BEGIN
+        INSERT INTO vector_removals (user_id, removals) VALUES (old.user_id, 1)
+        ON CONFLICT (user_id) DO UPDATE SET removals = removals + 1;
+    END""",
+)
 
 
 class SQLiteVectors:
@@ -140,6 +154,53 @@ class SQLiteVectors:
             if found is not None:
                 hits.append(KeywordHit(entry_from_json(found[0]), score))
         return hits
+
+    async def vector_stamp(self, user_id: str, model: str) -> VectorStamp:
+        last, removals = (
+            self._conn()
+            .execute(
+                "SELECT (SELECT MAX(rowid) FROM entry_vectors WHERE user_id = ? AND model = ?), "
+                "(SELECT removals FROM vector_removals WHERE user_id = ?)",
+                (user_id, model, user_id),
+            )
+            .fetchone()
+        )
+        return VectorStamp(last or 0, removals or 0)
+
+    async def vector_rows(self, user_id: str, model: str, *, after: int) -> list[VectorRow]:
+        rows = (
+            self._conn()
+            .execute(
+                "SELECT v.rowid, v.session_id, v.seq, json_extract(e.data, '$.role'), v.vector "
+                "FROM entry_vectors v "
+                "JOIN entries e ON e.session_id = v.session_id AND e.seq = v.seq "
+                "WHERE v.user_id = ? AND v.model = ? AND v.rowid > ? ORDER BY v.rowid",
+                (user_id, model, after),
+            )
+            .fetchall()
+        )
+        return [VectorRow(row, sid, seq, role, blob) for row, sid, seq, role, blob in rows]
+
+    async def vector_entries(
+        self, user_id: str, model: str, keys: Sequence[tuple[str, int]], filters: SearchFilters
+    ) -> list[tuple[MemoryEntry, bytes]]:
+        if not keys:
+            return []
+        where, args = filter_clauses(filters)
+        pairs = ", ".join("(?, ?)" for _ in keys)
+        rows = (
+            self._conn()
+            .execute(
+                f"WITH k (session_id, seq) AS (VALUES {pairs}) "
+                "SELECT e.data, v.vector FROM k "
+                "JOIN entry_vectors v ON v.session_id = k.session_id AND v.seq = k.seq "
+                "JOIN entries e ON e.session_id = v.session_id AND e.seq = v.seq "
+                f"WHERE {' AND '.join(['v.user_id = ?', 'v.model = ?', 'e.user_id = ?', *where])}",
+                (*(part for key in keys for part in key), user_id, model, user_id, *args),
+            )
+            .fetchall()
+        )
+        return [(entry_from_json(data), blob) for data, blob in rows]
 
     async def vector_backlog(self) -> VectorBacklog:
         count, oldest = (
