@@ -1,7 +1,7 @@
 """Long-term recall: search and context cost by history size, index size, append cost.
 
 Usage: python bench/bench_recall.py [--sizes 1000,10000,100000] [--stores memory,sqlite,postgres]
-       [--ops 100] [--dense]
+       [--ops 100] [--dense] [--cache-mb 0,256]
 
 For each store and size N, one user gets N entries (patient-style sentences
 from the recall evaluation set, spread over N/20 sessions), written with
@@ -24,7 +24,9 @@ embedded once per distinct sentence, stored through the store's own
 asked (search the even ones, contexts the odd ones), so each embeds its
 question; ``context_cached`` asks the context questions again (their
 embeddings are cached). The background indexer is stopped meanwhile (the
-appends' vectors are not waited for).
+appends' vectors are not waited for). ``--cache-mb`` runs each size once per
+bound of the in-memory vector matrices (``MemoryConfig.vector_cache_bytes``;
+0: every search scans the store).
 
 PostgreSQL runs in a scratch schema of ``UNIMEM_TEST_DATABASE_URL`` (default
 the loopback test database), dropped at the end.
@@ -48,7 +50,7 @@ from typing import Any
 
 import asyncpg
 
-from unimem import MemoryEntry, UnifiedMemoryService
+from unimem import MemoryConfig, MemoryEntry, UnifiedMemoryService
 from unimem.embeddings import LocalEmbedder
 from unimem.ids import new_id
 from unimem.recall.vectors import to_bytes
@@ -267,19 +269,20 @@ async def sqlite_append_without_index(path: Path, ops: int) -> float:
 
 
 async def run(
-    kind: str, n: int, ops: int, tmp: Path, embedder: LocalEmbedder | None
+    kind: str, n: int, ops: int, tmp: Path, embedder: LocalEmbedder | None, cache_mb: int = 256
 ) -> dict[str, float]:
     turns, questions = corpus()
     schema = None
     if kind == "memory":
         store: DurableStore = InMemoryStore()
     elif kind == "sqlite":
-        store = SQLiteStore(tmp / f"bench-{n}.db")
+        store = SQLiteStore(tmp / f"bench-{n}-{cache_mb}.db")
     else:
         schema = f"bench_recall_{uuid.uuid4().hex[:8]}"
         store = PostgresStore(PG_URL, schema=schema)
     try:
-        async with UnifiedMemoryService(store, embedder=embedder) as service:
+        config = MemoryConfig(vector_cache_bytes=cache_mb * 1024 * 1024)
+        async with UnifiedMemoryService(store, config=config, embedder=embedder) as service:
             await service.recall_index.stop()  # the bench stores the vectors itself
             t0 = time.perf_counter()
             await fill(store, n, turns, schema)
@@ -305,7 +308,7 @@ async def run(
                     await conn.close()
                 row["index_bytes_per_entry"] = size / n
         if kind == "sqlite":
-            path = tmp / f"bench-{n}.db"
+            path = tmp / f"bench-{n}-{cache_mb}.db"
             row["index_bytes_per_entry"] = sqlite_index_bytes(path, n)
             row["append_no_index_p50_us"] = await sqlite_append_without_index(path, ops)
         return row
@@ -324,14 +327,16 @@ async def main() -> None:
     parser.add_argument("--stores", default="memory,sqlite,postgres")
     parser.add_argument("--ops", type=int, default=100)
     parser.add_argument("--dense", action="store_true", help="with the built-in embedder")
+    parser.add_argument("--cache-mb", default="256", help="vector matrices' bounds, in MB")
     args = parser.parse_args()
     embedder = LocalEmbedder() if args.dense else None
     with tempfile.TemporaryDirectory() as folder:
         for kind in args.stores.split(","):
             for n in (int(s) for s in args.sizes.split(",")):
-                row = await run(kind, n, args.ops, Path(folder), embedder)
-                cells = "  ".join(f"{k}={v:.2f}" for k, v in row.items())
-                print(f"{kind:8s} n={n:<7d} {cells}", flush=True)
+                for mb in (int(m) for m in args.cache_mb.split(",")):
+                    row = await run(kind, n, args.ops, Path(folder), embedder, mb)
+                    cells = "  ".join(f"{k}={v:.2f}" for k, v in row.items())
+                    print(f"{kind:8s} n={n:<7d} cache={mb}MB {cells}", flush=True)
 
 
 if __name__ == "__main__":
