@@ -262,3 +262,43 @@ async def test_one_users_turns_in_many_sessions_at_once_store_a_fact_once():
         assert [(f.key, f.attributes.get("dose")) for f in current] == [
             ("medication:lisinopril", "20 mg")
         ]
+
+
+async def test_one_users_updates_never_overlap_when_a_turn_arrives_as_the_lock_passes_on():
+    """The owner's lock stays while an update still waits for it: a turn arriving
+    after the first update ends and before the waiting one runs queues behind it."""
+    import asyncio
+
+    class Ordered:
+        background = True  # updates are tasks, each taking the owner's lock first
+
+        def __init__(self) -> None:
+            self.active = 0
+            self.most = 0
+            self.texts: list[str] = []
+            self.second_started = asyncio.Event()
+            self.release_second = asyncio.Event()
+
+        async def extract(self, turn: FactTurn) -> list[FactChange]:
+            self.active += 1
+            self.most = max(self.most, self.active)
+            self.texts.append(turn.text)
+            if turn.text == "two":
+                self.second_started.set()
+                await self.release_second.wait()
+            await asyncio.sleep(0)
+            self.active -= 1
+            return []
+
+    ordered = Ordered()
+    async with UnifiedMemoryService(fact_extractor=ordered) as svc:
+        await say(svc, "one")
+        await say(svc, "two")
+        await asyncio.wait_for(ordered.second_started.wait(), 5)
+        await say(svc, "three")
+        for _ in range(20):  # give "three" every chance to start beside "two"
+            await asyncio.sleep(0)
+        ordered.release_second.set()
+    # closing the service waits for the facts of every turn handed to the background
+    assert ordered.texts == ["one", "two", "three"]
+    assert ordered.most == 1

@@ -65,8 +65,9 @@ class FactUpdates:
         self._core = core
         self._privacy = privacy
         self.extractor: FactExtractor = extractor or RuleFactExtractor()
-        #: One user's turns update their facts one at a time, in order.
-        self._locks: dict[str, asyncio.Lock] = {}
+        #: One user's turns update their facts one at a time, in order: each
+        #: owner's lock and how many updates hold or wait for it (dropped at 0).
+        self._locks: dict[str, tuple[asyncio.Lock, int]] = {}
         self._pending: set[asyncio.Task[None]] = set()
         #: Turns the screen found nothing to look for in (their owner's facts not read).
         self.screened_out = 0
@@ -133,13 +134,17 @@ class FactUpdates:
                 first = await self._find(written, stored, reading)
                 if not first[1]:
                     return
-            lock = self._locks.setdefault(owner, asyncio.Lock())
+            lock, users = self._locks.get(owner, (asyncio.Lock(), 0))
+            self._locks[owner] = (lock, users + 1)
             try:
                 async with lock:
                     await self._observe(written, stored, settings, reading, first, seen)
             finally:
-                if not lock.locked():
-                    self._locks.pop(owner, None)
+                lock, users = self._locks[owner]
+                if users == 1:
+                    del self._locks[owner]
+                else:
+                    self._locks[owner] = (lock, users - 1)
         except Exception as exc:  # a fact must never cost the turn
             logger.warning(
                 "facts of an entry not updated (%s); the entry is stored", type(exc).__name__
