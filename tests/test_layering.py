@@ -34,6 +34,7 @@ PURE = (
     "unimem.context.fact_block",
     "unimem.privacy.phi",
     "unimem.privacy.pseudonyms",
+    "unimem.privacy.sealing",
     "unimem.facts",
     "unimem.stores.timeline",
     "unimem.stores.rows",

@@ -10,6 +10,9 @@ times, settings, namespaces and item keys, event data
 (mode and language events drive the session state inside the store; other
 event data is redacted by the privacy pipeline) and the audit log (ids and
 counts only).
+
+What is sealed and how is :mod:`unimem.privacy.sealing`; re-encryption under a
+new key is :mod:`unimem.privacy.key_rotation`.
 """
 
 from __future__ import annotations
@@ -20,7 +23,6 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-import orjson
 
 from ..errors import ConfigurationError
 from ..models import (
@@ -48,18 +50,11 @@ from ..stores.contracts import (
 from ..stores.items import item_store_of
 from ..stores.search import KeywordHit
 from ..stores.vectors import PendingEntry, VectorBacklog
-from .crypto import PREFIX, Keyring
-from .vault import reseal_stale
+from .crypto import Keyring
+from .key_rotation import rotate_user
+from .sealing import Sealer, summary_aad
 
 __all__ = ["EncryptedStore"]
-
-_ENC = "_enc"
-_PAGE = 500
-_ALL = 2**31
-
-
-def _aad(session_id: str, entry_id: str, name: str) -> str:
-    return f"entry\x1f{session_id}\x1f{entry_id}\x1f{name}"
 
 
 class EncryptedStore:
@@ -72,62 +67,7 @@ class EncryptedStore:
     def __init__(self, inner: DurableStore, keyring: Keyring) -> None:
         self.inner = inner
         self.keyring = keyring
-
-    # ------------------------------------------------------------------ fields
-
-    def _seal(self, value: str, aad: str) -> str:
-        return self.keyring.encrypt(value, aad) if value else value
-
-    def _open(self, value: str, aad: str) -> str:
-        return self.keyring.decrypt(value, aad) if value else value
-
-    def _seal_fields(self, sid: str, eid: str, fields: dict[str, Any]) -> dict[str, Any]:
-        out = dict(fields)
-        if "content" in out:
-            out["content"] = self._seal(out["content"], _aad(sid, eid, "content"))
-        if "retrieved_passages" in out:
-            aad = _aad(sid, eid, "passage")
-            out["retrieved_passages"] = [self._seal(p, aad) for p in out["retrieved_passages"]]
-        for name in ("sources", "metadata"):
-            if out.get(name):
-                blob = orjson.dumps(out[name]).decode()
-                token = self.keyring.encrypt(blob, _aad(sid, eid, name))
-                out[name] = [{_ENC: token}] if name == "sources" else {_ENC: token}
-        return out
-
-    def _open_fields(self, sid: str, eid: str, fields: dict[str, Any]) -> dict[str, Any]:
-        out = dict(fields)
-        out["content"] = self._open(out.get("content", ""), _aad(sid, eid, "content"))
-        aad = _aad(sid, eid, "passage")
-        out["retrieved_passages"] = [self._open(p, aad) for p in out.get("retrieved_passages", [])]
-        sources = out.get("sources")
-        if isinstance(sources, list) and len(sources) == 1 and _ENC in sources[0]:
-            out["sources"] = orjson.loads(self._open(sources[0][_ENC], _aad(sid, eid, "sources")))
-        metadata = out.get("metadata")
-        if isinstance(metadata, dict) and set(metadata) == {_ENC}:
-            out["metadata"] = orjson.loads(self._open(metadata[_ENC], _aad(sid, eid, "metadata")))
-        return out
-
-    _ENTRY_FIELDS = ("content", "retrieved_passages", "sources", "metadata")
-
-    def _seal_entry(self, entry: MemoryEntry) -> MemoryEntry:
-        fields = {k: getattr(entry, k) for k in self._ENTRY_FIELDS}
-        return entry.model_copy(update=self._seal_fields(entry.session_id, entry.id, fields))
-
-    def _open_entry(self, entry: MemoryEntry) -> MemoryEntry:
-        fields = {k: getattr(entry, k) for k in self._ENTRY_FIELDS}
-        return entry.model_copy(update=self._open_fields(entry.session_id, entry.id, fields))
-
-    def _open_entries(self, entries: list[MemoryEntry]) -> list[MemoryEntry]:
-        return [self._open_entry(e) for e in entries]
-
-    @staticmethod
-    def _fact_aad(fact_id: str, user_id: str) -> str:
-        return f"fact\x1f{user_id}\x1f{fact_id}"
-
-    @staticmethod
-    def _summary_aad(session_id: str) -> str:
-        return f"summary\x1f{session_id}"
+        self.sealer = Sealer(keyring)
 
     # ------------------------------------------------------------------ contract
 
@@ -148,14 +88,14 @@ class EncryptedStore:
         vault: Sequence[VaultValue] = (),
     ) -> AppendResult:
         result = await self.inner.append_entry(
-            self._seal_entry(entry),
+            self.sealer.seal_entry(entry),
             trigger=trigger,
             settings_guard=settings_guard,
             events_after=events_after,
             phi_guard=phi_guard,
             vault=vault,
         )
-        result.entry = self._open_entry(result.entry)
+        result.entry = self.sealer.open_entry(result.entry)
         return result
 
     async def append_event(self, event: MemoryEvent) -> MemoryEvent:
@@ -168,17 +108,17 @@ class EncryptedStore:
         self, session_id: str, *, limit: int, before_seq: int | None = None
     ) -> list[MemoryEntry]:
         found = await self.inner.get_entries(session_id, limit=limit, before_seq=before_seq)
-        return self._open_entries(found)
+        return self.sealer.open_entries(found)
 
     async def load_history(
         self, session_id: str, *, limit: int, before_seq: int | None = None
     ) -> tuple[SessionInfo | None, list[MemoryEntry]]:
         state, found = await self.inner.load_history(session_id, limit=limit, before_seq=before_seq)
-        return state, self._open_entries(found)
+        return state, self.sealer.open_entries(found)
 
     async def get_entry(self, session_id: str, entry_id: str) -> MemoryEntry | None:
         entry = await self.inner.get_entry(session_id, entry_id)
-        return self._open_entry(entry) if entry is not None else None
+        return self.sealer.open_entry(entry) if entry is not None else None
 
     async def get_events(
         self, session_id: str, *, event_type: str | None = None, limit: int
@@ -191,9 +131,9 @@ class EncryptedStore:
         snap = await self.inner.load_context(
             session_id, max_messages=max_messages, event_limit=event_limit
         )
-        snap.entries = self._open_entries(snap.entries)
+        snap.entries = self.sealer.open_entries(snap.entries)
         if snap.recent is not None:  # a layered store's cross-session turns
-            snap.recent = self._open_entries(snap.recent)
+            snap.recent = self.sealer.open_entries(snap.recent)
         return snap
 
     async def close_session(self, session_id: str, *, now: datetime) -> SessionInfo:
@@ -213,9 +153,9 @@ class EncryptedStore:
     async def update_entry(
         self, session_id: str, entry_id: str, changes: dict[str, Any]
     ) -> MemoryEntry | None:
-        sealed = self._seal_fields(session_id, entry_id, changes)
+        sealed = self.sealer.seal_fields(session_id, entry_id, changes)
         entry = await self.inner.update_entry(session_id, entry_id, sealed)
-        return self._open_entry(entry) if entry is not None else None
+        return self.sealer.open_entry(entry) if entry is not None else None
 
     async def delete_entry(self, session_id: str, entry_id: str) -> bool:
         return await self.inner.delete_entry(session_id, entry_id)
@@ -260,36 +200,14 @@ class EncryptedStore:
         found = await self.inner.recent_user_entries(
             user_id, since=since, exclude_session=exclude_session, limit=limit
         )
-        return self._open_entries(found)
-
-    def _fact_fields(self, data: dict[str, Any], crypt: Any) -> dict[str, Any]:
-        """A fact's fields (as a dict) with text, key, value and attribute values
-        passed through ``crypt(value, aad)``; the text keeps its first binding."""
-        aad = self._fact_aad(data["id"], data["user_id"])
-        out = {**data, "text": crypt(data["text"], aad)}
-        for name in ("key", "value"):
-            if data.get(name):
-                out[name] = crypt(data[name], f"{aad}\x1f{name}")
-        attributes = data.get("attributes") or {}
-        out["attributes"] = {k: crypt(v, f"{aad}\x1fattr\x1f{k}") for k, v in attributes.items()}
-        return out
-
-    def _seal_fact(self, fact: Fact) -> Fact:
-        fields = {n: getattr(fact, n) for n in ("id", "user_id", "text", "key", "value")}
-        fields["attributes"] = fact.attributes
-        return fact.model_copy(update=self._fact_fields(fields, self._seal))
-
-    def _open_fact(self, fact: Fact) -> Fact:
-        fields = {n: getattr(fact, n) for n in ("id", "user_id", "text", "key", "value")}
-        fields["attributes"] = fact.attributes
-        return fact.model_copy(update=self._fact_fields(fields, self._open))
+        return self.sealer.open_entries(found)
 
     async def put_fact(self, fact: Fact) -> Fact:
-        await self.inner.put_fact(self._seal_fact(fact))
+        await self.inner.put_fact(self.sealer.seal_fact(fact))
         return fact
 
     async def list_facts(self, user_id: str) -> list[Fact]:
-        return [self._open_fact(f) for f in await self.inner.list_facts(user_id)]
+        return [self.sealer.open_fact(f) for f in await self.inner.list_facts(user_id)]
 
     async def apply_fact_changes(
         self,
@@ -300,7 +218,7 @@ class EncryptedStore:
     ) -> list[Fact]:
         # closing sets valid_to only, which is not encrypted
         await self.inner.apply_fact_changes(
-            user_id, close=close, add=[self._seal_fact(f) for f in add]
+            user_id, close=close, add=[self.sealer.seal_fact(f) for f in add]
         )
         return list(add)
 
@@ -308,15 +226,13 @@ class EncryptedStore:
         return await self.inner.delete_fact(user_id, fact_id)
 
     async def put_summary(self, summary: Summary) -> None:
-        text = self._seal(summary.text, self._summary_aad(summary.session_id))
-        await self.inner.put_summary(summary.model_copy(update={"text": text}))
+        await self.inner.put_summary(self.sealer.seal_summary(summary))
 
     async def get_summary(self, session_id: str) -> Summary | None:
         summary = await self.inner.get_summary(session_id)
         if summary is None:
             return None
-        text = self._open(summary.text, self._summary_aad(session_id))
-        return summary.model_copy(update={"text": text})
+        return self.sealer.open_summary(summary, session_id)
 
     async def delete_user_data(
         self,
@@ -338,11 +254,13 @@ class EncryptedStore:
     async def export_user(self, user_id: str) -> dict[str, Any]:
         data = await self.inner.export_user(user_id)
         data["entries"] = [
-            self._open_fields(e["session_id"], e["id"], e) for e in data.get("entries", [])
+            self.sealer.open_fields(e["session_id"], e["id"], e) for e in data.get("entries", [])
         ]
-        data["facts"] = [self._fact_fields(f, self._open) for f in data.get("facts", [])]
+        data["facts"] = [
+            self.sealer.fact_fields(f, self.sealer.open) for f in data.get("facts", [])
+        ]
         data["summaries"] = [
-            {**s, "text": self._open(s["text"], self._summary_aad(s["session_id"]))}
+            {**s, "text": self.sealer.open(s["text"], summary_aad(s["session_id"]))}
             for s in data.get("summaries", [])
         ]
         return data
@@ -370,67 +288,12 @@ class EncryptedStore:
 
     # ------------------------------------------------------------------ rotation
 
-    def _stale(self, value: Any) -> bool:
-        if isinstance(value, str):
-            return value.startswith(PREFIX) and self.keyring.needs_rotation(value)
-        if isinstance(value, list):
-            return any(self._stale(v) for v in value)
-        if isinstance(value, dict):
-            return any(self._stale(v) for v in value.values())
-        return False
-
     async def rotate_user(self, user_id: str) -> int:
         """Re-encrypt every encrypted value of the user that is not under the
         current key, the PHI vault's sealed values among them; returns how many
         records were rewritten. Plaintext written before encryption was turned
         on is encrypted too."""
-        inner = self.inner
-        rewritten = 0
-        offset = 0
-        while True:
-            sessions = await inner.list_sessions(user_id, limit=_PAGE, offset=offset)
-            stale = reseal_stale(
-                self.keyring,
-                await inner.get_vault_values(user_id, [s.session_id for s in sessions]),
-            )
-            rewritten += await inner.reseal_vault_values(stale)
-            for state in sessions:
-                sid = state.session_id
-                for raw in await inner.get_entries(sid, limit=_ALL):
-                    fields = {k: getattr(raw, k) for k in self._ENTRY_FIELDS}
-                    if not self._stale(fields) and not self._plain(fields):
-                        continue
-                    plain = self._open_fields(sid, raw.id, fields)
-                    await inner.update_entry(sid, raw.id, self._seal_fields(sid, raw.id, plain))
-                    rewritten += 1
-                summary = await inner.get_summary(sid)
-                if summary is not None and self.keyring.needs_rotation(summary.text):
-                    await self.put_summary(await self.get_summary(sid) or summary)
-                    rewritten += 1
-            if len(sessions) < _PAGE:
-                break
-            offset += _PAGE
-        for fact in await inner.list_facts(user_id):
-            if self.keyring.needs_rotation(fact.text):
-                await self.put_fact(self._open_fact(fact))
-                rewritten += 1
-        if item_store_of(self.inner) is not None:
-            rewritten += await self._rotate_items(user_id)
-        return rewritten
-
-    @staticmethod
-    def _plain(fields: dict[str, Any]) -> bool:
-        """Whether an entry still holds content written before encryption was on."""
-        content = fields.get("content") or ""
-        passages = fields.get("retrieved_passages") or []
-        sources = fields.get("sources") or []
-        metadata = fields.get("metadata") or {}
-        return (
-            bool(content and not content.startswith(PREFIX))
-            or any(not p.startswith(PREFIX) for p in passages if p)
-            or bool(sources and not (len(sources) == 1 and _ENC in sources[0]))
-            or bool(metadata and set(metadata) != {_ENC})
-        )
+        return await rotate_user(self, user_id)
 
     # ------------------------------------------------------------------ items
 
@@ -440,31 +303,13 @@ class EncryptedStore:
             raise ConfigurationError("the store keeps no namespaced items")
         return found
 
-    @staticmethod
-    def _item_aad(user_id: str, namespace: Sequence[str], key: str) -> str:
-        return f"item\x1f{user_id}\x1f{'.'.join(namespace)}\x1f{key}"
-
-    def _seal_item(self, user_id: str, item: StoredItem) -> StoredItem:
-        blob = orjson.dumps(item.value).decode()
-        token = self.keyring.encrypt(blob, self._item_aad(user_id, item.namespace, item.key))
-        return item.model_copy(update={"value": {_ENC: token}})
-
-    def _open_item(self, user_id: str, item: StoredItem) -> StoredItem:
-        value = item.value
-        if set(value) != {_ENC} or not isinstance(value[_ENC], str):
-            return item  # written before encryption was turned on
-        aad = self._item_aad(user_id, item.namespace, item.key)
-        return item.model_copy(
-            update={"value": orjson.loads(self.keyring.decrypt(value[_ENC], aad))}
-        )
-
     async def put_item(self, user_id: str, item: StoredItem) -> StoredItem:
-        stored = await self._items().put_item(user_id, self._seal_item(user_id, item))
+        stored = await self._items().put_item(user_id, self.sealer.seal_item(user_id, item))
         return stored.model_copy(update={"value": item.value})
 
     async def get_item(self, user_id: str, namespace: Sequence[str], key: str) -> StoredItem | None:
         found = await self._items().get_item(user_id, namespace, key)
-        return self._open_item(user_id, found) if found is not None else None
+        return self.sealer.open_item(user_id, found) if found is not None else None
 
     async def delete_item(self, user_id: str, namespace: Sequence[str], key: str) -> bool:
         return await self._items().delete_item(user_id, namespace, key)
@@ -473,7 +318,7 @@ class EncryptedStore:
         self, user_id: str, namespace_prefix: Sequence[str], *, limit: int
     ) -> list[StoredItem]:
         found = await self._items().list_items(user_id, namespace_prefix, limit=limit)
-        return [self._open_item(user_id, i) for i in found]
+        return [self.sealer.open_item(user_id, i) for i in found]
 
     async def item_namespaces(self, user_id: str) -> list[list[str]]:
         return await self._items().item_namespaces(user_id)
@@ -487,14 +332,6 @@ class EncryptedStore:
         )
 
     async def export_items(self, user_id: str) -> list[StoredItem]:
-        return [self._open_item(user_id, i) for i in await self._items().export_items(user_id)]
-
-    async def _rotate_items(self, user_id: str) -> int:
-        rewritten = 0
-        for raw in await self._items().export_items(user_id):
-            token = raw.value.get(_ENC) if set(raw.value) == {_ENC} else None
-            if isinstance(token, str) and not self.keyring.needs_rotation(token):
-                continue
-            await self.put_item(user_id, self._open_item(user_id, raw))
-            rewritten += 1
-        return rewritten
+        return [
+            self.sealer.open_item(user_id, i) for i in await self._items().export_items(user_id)
+        ]
