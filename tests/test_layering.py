@@ -91,7 +91,7 @@ MODULES = {_name(path): _imports(path) for path in sorted(PACKAGE.rglob("*.py"))
 
 def test_the_graph_sees_every_layer() -> None:
     assert "unimem.service.facade" in MODULES and "unimem.stores.contracts" in MODULES
-    assert "unimem.stores.contracts" in MODULES["unimem.stores.memory"]
+    assert "unimem.stores.contracts" in MODULES["unimem.stores.memory.store"]
 
 
 @pytest.mark.parametrize(("about", "banned", "allowed"), RULES, ids=lambda v: str(v)[:40])

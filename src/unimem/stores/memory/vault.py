@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
 
-from .contracts import VaultValue
+from ..contracts import VaultValue
 
 __all__ = ["MemoryVault"]
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 
-from ..models import MemoryEntry
-from ..recall.hits import SearchFilters
-from ..recall.index import TermIndex
-from .search import KeywordHit
+from ...models import MemoryEntry
+from ...recall.hits import SearchFilters
+from ...recall.index import TermIndex
+from ..search import KeywordHit
 
 __all__ = ["EntryIndex"]
 

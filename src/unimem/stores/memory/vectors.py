@@ -10,11 +10,11 @@ from itertools import count
 import numpy as np
 import numpy.typing as npt
 
-from ..models import MemoryEntry, utcnow
-from ..recall.hits import SearchFilters
-from ..recall.vectors import top_k
-from .search import KeywordHit
-from .vectors import PendingEntry, VectorBacklog, VectorRow, VectorStamp
+from ...models import MemoryEntry, utcnow
+from ...recall.hits import SearchFilters
+from ...recall.vectors import top_k
+from ..search import KeywordHit
+from ..vectors import PendingEntry, VectorBacklog, VectorRow, VectorStamp
 
 __all__ = ["EntryVectors"]
 

@@ -6,8 +6,8 @@ from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
-from ..models import MemorySettings, StoredItem
-from .items import namespace_labels, namespace_text, prefix_range
+from ...models import MemorySettings, StoredItem
+from ..items import namespace_labels, namespace_text, prefix_range
 
 __all__ = ["MemoryItems"]
 
