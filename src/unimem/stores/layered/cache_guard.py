@@ -15,8 +15,8 @@ import time
 from collections.abc import Awaitable, Callable, Sequence
 from typing import TypeVar
 
-from .redis.cache import SessionCache
-from .redis.driver import SessionCacheUnavailableError
+from ..redis.cache import SessionCache
+from ..redis.driver import SessionCacheUnavailableError
 
 __all__ = ["DOWN", "CacheGuard", "Down"]
 

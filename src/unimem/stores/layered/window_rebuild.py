@@ -13,10 +13,10 @@ import asyncio
 import time
 from collections.abc import Callable
 
-from ..ids import new_id
+from ...ids import new_id
+from ..contracts import ContextSnapshot, DurableStore
+from ..redis.cache import EVENT_KEEP
 from .cache_guard import CacheGuard
-from .contracts import ContextSnapshot, DurableStore
-from .redis.cache import EVENT_KEEP
 
 __all__ = ["REBUILT_KEEP_SECONDS", "WindowRebuilds"]
 

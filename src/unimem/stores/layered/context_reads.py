@@ -9,12 +9,12 @@ import time
 from collections.abc import Callable
 from datetime import datetime, timedelta
 
-from ..models import MemoryEntry, MemorySettings, utcnow
-from ..validation import is_valid_id
+from ...models import MemoryEntry, MemorySettings, utcnow
+from ...validation import is_valid_id
+from ..contracts import ContextSnapshot, DurableStore
+from ..redis.cache import EVENT_KEEP, CachedUser, SessionCache
+from ..rows import event_from_json
 from .cache_guard import CacheGuard, Down
-from .contracts import ContextSnapshot, DurableStore
-from .redis.cache import EVENT_KEEP, CachedUser, SessionCache
-from .rows import event_from_json
 from .window_rebuild import WindowRebuilds
 
 __all__ = ["CACHE_DEGRADATION", "CachedContextReads"]
