@@ -1,10 +1,11 @@
-"""The SQL of the PostgreSQL store's write and context statements."""
+"""The SQL of the PostgreSQL store's write and context statements, and the
+recount of a session's rows after a deletion."""
 
 from __future__ import annotations
 
 from .vault import VAULT_CTE
 
-__all__ = ["CONTEXT", "STATE", "WRITE_EXISTING", "WRITE_NEW"]
+__all__ = ["CONTEXT", "RECOUNT", "STATE", "WRITE_EXISTING", "WRITE_NEW", "rows_affected"]
 
 STATE = """
 SELECT s.data, s.version,
@@ -86,3 +87,23 @@ SELECT s.data::text,
        (SELECT data::text FROM settings WHERE user_id = s.user_id)
 FROM sessions s WHERE s.session_id = $1
 """
+
+# a session's counts made what is left after a deletion; its last seqs stay
+# (taken from the counts of a state stored before they were kept). The version
+# moves, so a writer holding the state from before writes nothing and reads it again.
+RECOUNT = """
+UPDATE sessions s SET version = s.version + 1, data = (s.data::jsonb || jsonb_build_object(
+    'last_entry_seq',
+    COALESCE((s.data->>'last_entry_seq')::bigint, (s.data->>'message_count')::bigint),
+    'last_event_seq',
+    COALESCE((s.data->>'last_event_seq')::bigint, (s.data->>'event_count')::bigint),
+    'message_count', (SELECT count(*) FROM entries e WHERE e.session_id = s.session_id),
+    'event_count', (SELECT count(*) FROM events v WHERE v.session_id = s.session_id)
+))::json
+WHERE s.session_id = ANY($1::text[])
+"""
+
+
+def rows_affected(status: str) -> int:
+    """Rows affected, from a command tag such as ``DELETE 3``."""
+    return int(status.rsplit(" ", 1)[-1])
