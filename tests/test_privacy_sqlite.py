@@ -9,7 +9,7 @@ import pytest
 from unimem.ids import new_id
 from unimem.models import AuditRecord
 from unimem.stores import SQLiteStore
-from unimem.stores.sqlite.store import MIGRATIONS, SCHEMA_VERSION
+from unimem.stores.sqlite.migrations import MIGRATIONS, SCHEMA_VERSION
 
 
 def _v1_file(path: Path) -> None:

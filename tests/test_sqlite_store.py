@@ -10,7 +10,7 @@ import pytest
 
 from unimem import MemoryEntry, SchemaError, UnifiedMemoryService
 from unimem.stores import SQLiteStore
-from unimem.stores.sqlite.store import SCHEMA_VERSION
+from unimem.stores.sqlite.migrations import SCHEMA_VERSION
 
 
 async def test_entries_survive_reopening_the_file(tmp_path: Path):

@@ -13,8 +13,8 @@ from unimem.recall import SearchFilters
 from unimem.stores import SQLiteStore
 from unimem.stores.postgres import PostgresStore
 from unimem.stores.postgres.migrations import apply_migrations
+from unimem.stores.sqlite.migrations import MIGRATIONS
 from unimem.stores.sqlite.search import owner_token, register, shard_of
-from unimem.stores.sqlite.store import MIGRATIONS
 
 
 def _entry(content: str, **kw: str) -> MemoryEntry:

@@ -2,15 +2,10 @@
 
 from __future__ import annotations
 
-from datetime import datetime
-
 from ...recall.hits import SearchFilters
+from .times import us
 
 __all__ = ["filter_clauses"]
-
-
-def _us(value: datetime) -> int:
-    return int(value.timestamp() * 1_000_000)
 
 
 def filter_clauses(filters: SearchFilters) -> tuple[list[str], list[object]]:
@@ -26,10 +21,10 @@ def filter_clauses(filters: SearchFilters) -> tuple[list[str], list[object]]:
         args.append(filters.exclude_session)
     if filters.since is not None:
         where.append("e.ts_us >= ?")
-        args.append(_us(filters.since))
+        args.append(us(filters.since))
     if filters.until is not None:
         where.append("e.ts_us < ?")
-        args.append(_us(filters.until))
+        args.append(us(filters.until))
     for field, values in (
         ("mode", filters.modes),
         ("language", filters.languages),

@@ -11,13 +11,14 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Sequence
 from contextlib import AbstractContextManager
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import TYPE_CHECKING
 
 import orjson
 
 from ...models import StoredItem
 from ..items import item_row, namespace_labels, namespace_text, prefix_range
+from .times import time_of, us
 
 __all__ = ["ITEMS_MIGRATION", "SQLiteItems"]
 
@@ -39,17 +40,9 @@ _DAY_US = 86_400_000_000
 _COLUMNS = "namespace, key, value, created_us, updated_us"
 
 
-def _us(value: datetime) -> int:
-    return int(value.timestamp() * 1_000_000)
-
-
-def _time(us: int) -> datetime:
-    return datetime.fromtimestamp(us / 1_000_000, tz=UTC)
-
-
 def _row(row: tuple[str, str, str, int, int]) -> StoredItem:
     ns, key, value, created, updated = row
-    return item_row(ns, key, value, _time(created), _time(updated))
+    return item_row(ns, key, value, time_of(created), time_of(updated))
 
 
 class SQLiteItems:
@@ -75,12 +68,12 @@ class SQLiteItems:
                     user_id,
                     ns,
                     item.key,
-                    _us(item.created_at),
-                    _us(item.updated_at),
+                    us(item.created_at),
+                    us(item.updated_at),
                     orjson.dumps(item.value).decode(),
                 ),
             ).fetchone()
-        return item.model_copy(update={"created_at": _time(row[0])})
+        return item.model_copy(update={"created_at": time_of(row[0])})
 
     async def get_item(self, user_id: str, namespace: Sequence[str], key: str) -> StoredItem | None:
         row = (
@@ -141,7 +134,7 @@ class SQLiteItems:
             else:
                 cur.execute(
                     "DELETE FROM items WHERE user_id = ? AND updated_us >= ?",
-                    (user_id, _us(since)),
+                    (user_id, us(since)),
                 )
             deleted = cur.rowcount
         if deleted:
@@ -153,7 +146,7 @@ class SQLiteItems:
             cur.execute(
                 "DELETE FROM items WHERE updated_us < ? - COALESCE((SELECT retention_days "
                 "FROM settings s WHERE s.user_id = items.user_id), ?) * ?",
-                (_us(now), default_retention_days, _DAY_US),
+                (us(now), default_retention_days, _DAY_US),
             )
             deleted = cur.rowcount
         if deleted:

@@ -1,59 +1,25 @@
-"""The later layers of the SQLite store: episodic facts, summaries, deletion,
-retention sweep, export and the audit log (schema version 2)."""
+"""User data of the SQLite store: settings, pinned facts and session summaries
+(schema versions 1 and 2)."""
 
 from __future__ import annotations
 
 import sqlite3
 from collections.abc import Sequence
-from contextlib import AbstractContextManager, suppress
+from contextlib import AbstractContextManager
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from ...errors import InvalidInputError
-from ...models import (
-    AuditRecord,
-    Fact,
-    MemoryEntry,
-    MemorySettings,
-    Summary,
-)
-from ..contracts import RECENT_SCAN, DeleteScope, FactsChanged
-from ..rows import entry_from_json, event_from_json, fact_from_json, session_from_json
-from ..timeline import apply_entry_changes
-from .search import purge_deleted_terms
-from .vault import delete_vault, sweep_vault
+from ...models import Fact, MemorySettings, Summary
+from ..contracts import FactsChanged
+from ..rows import fact_from_json
+from .times import us
 
-__all__ = ["SQLiteLayers"]
-
-_DAY_US = 86_400_000_000
-_DELETE_KINDS = ("entries", "events", "sessions", "summaries", "facts")
-# a session's counts made what is left after a deletion; its last seqs stay
-# (taken from the counts of a state stored before they were kept)
-_RECOUNT = (
-    "UPDATE sessions SET data = json_set(data, "
-    "'$.last_entry_seq', COALESCE(json_extract(data, '$.last_entry_seq'), "
-    "json_extract(data, '$.message_count')), "
-    "'$.last_event_seq', COALESCE(json_extract(data, '$.last_event_seq'), "
-    "json_extract(data, '$.event_count')), "
-    "'$.message_count', (SELECT COUNT(*) FROM entries e WHERE e.session_id = sessions.session_id), "
-    "'$.event_count', (SELECT COUNT(*) FROM events v WHERE v.session_id = sessions.session_id)) "
-    "WHERE session_id = ?"
-)
+__all__ = ["SQLiteUserData"]
 
 
-def _recount(cur: sqlite3.Cursor, session_ids: Sequence[str]) -> None:
-    """Correct the counts of the sessions' states after rows of theirs were deleted."""
-    cur.executemany(_RECOUNT, [(sid,) for sid in sorted(set(session_ids))])
-
-
-def _us(value: datetime | None) -> int:
-    assert value is not None
-    return int(value.timestamp() * 1_000_000)
-
-
-class SQLiteLayers:
-    """Mixin of :class:`~unimem.stores.sqlite.SQLiteStore`: every method here runs in
-    one transaction (``_tx``) or one read on the store's connection (``_conn``)."""
+class SQLiteUserData:
+    """Mixin of :class:`~unimem.stores.sqlite.SQLiteStore`: a user's settings,
+    facts and summaries."""
 
     if TYPE_CHECKING:  # provided by SQLiteStore
 
@@ -61,60 +27,22 @@ class SQLiteLayers:
 
         def _tx(self) -> AbstractContextManager[sqlite3.Cursor]: ...
 
-        def _export_vectors(self, user_id: str) -> list[dict[str, Any]]: ...
-
-        async def get_settings(self, user_id: str) -> MemorySettings | None: ...
-
-    async def update_entry(
-        self, session_id: str, entry_id: str, changes: dict[str, Any]
-    ) -> MemoryEntry | None:
-        with self._tx() as cur:
-            row = cur.execute(
-                "SELECT data FROM entries WHERE session_id = ? AND id = ?", (session_id, entry_id)
-            ).fetchone()
-            if row is None:
-                return None
-            new = apply_entry_changes(entry_from_json(row[0]), changes)
-            cur.execute(
-                "UPDATE entries SET data = ?, ts_us = ? WHERE session_id = ? AND id = ?",
-                (new.model_dump_json(), _us(new.timestamp), session_id, entry_id),
-            )
-        return new
-
-    async def delete_entry(self, session_id: str, entry_id: str) -> bool:
+    async def put_settings(self, user_id: str, settings: MemorySettings) -> None:
         with self._tx() as cur:
             cur.execute(
-                "DELETE FROM entries WHERE session_id = ? AND id = ?", (session_id, entry_id)
+                "INSERT INTO settings (user_id, data, retention_days) VALUES (?, ?, ?) "
+                "ON CONFLICT (user_id) DO UPDATE SET data = excluded.data, "
+                "retention_days = excluded.retention_days",
+                (user_id, settings.model_dump_json(), settings.retention_days),
             )
-            if cur.rowcount == 0:
-                return False
-            cur.execute("DELETE FROM summaries WHERE session_id = ?", (session_id,))
-            _recount(cur, [session_id])
-        self._scrub()
-        return True
 
-    async def recent_user_entries(
-        self, user_id: str, *, since: datetime, exclude_session: str | None, limit: int
-    ) -> list[MemoryEntry]:
-        if limit <= 0:
-            return []
-        rows = (
+    async def get_settings(self, user_id: str) -> MemorySettings | None:
+        row = (
             self._conn()
-            .execute(
-                # the newest RECENT_SCAN from the (user_id, ts_us) index alone (it
-                # holds the key, session_id and seq), the kept ones ordered with
-                # ties broken as PostgreSQL breaks them, then only their data
-                "SELECT e.data FROM (SELECT session_id, seq, ts_us FROM "
-                "(SELECT session_id, seq, ts_us FROM entries WHERE user_id = ? AND ts_us >= ? "
-                "ORDER BY ts_us DESC LIMIT ?) WHERE session_id IS NOT ? "
-                "ORDER BY ts_us DESC, session_id, seq DESC LIMIT ?) AS n "
-                "JOIN entries e ON e.session_id = n.session_id AND e.seq = n.seq "
-                "ORDER BY n.ts_us DESC, n.session_id, n.seq DESC",
-                (user_id, _us(since), RECENT_SCAN, exclude_session, limit),
-            )
-            .fetchall()
+            .execute("SELECT data FROM settings WHERE user_id = ?", (user_id,))
+            .fetchone()
         )
-        return [entry_from_json(r[0]) for r in reversed(rows)]
+        return MemorySettings.model_validate_json(row[0]) if row else None
 
     async def put_fact(self, fact: Fact) -> Fact:
         with self._tx() as cur:
@@ -122,7 +50,7 @@ class SQLiteLayers:
                 "INSERT INTO facts (id, user_id, created_us, data) VALUES (?, ?, ?, ?) "
                 "ON CONFLICT (id) DO UPDATE SET data = excluded.data, "
                 "created_us = excluded.created_us WHERE facts.user_id = excluded.user_id",
-                (fact.id, fact.user_id, _us(fact.created_at), fact.model_dump_json()),
+                (fact.id, fact.user_id, us(fact.created_at), fact.model_dump_json()),
             )
         return fact
 
@@ -162,7 +90,7 @@ class SQLiteLayers:
             for fact in add:
                 cur.execute(
                     "INSERT INTO facts (id, user_id, created_us, data) VALUES (?, ?, ?, ?)",
-                    (fact.id, user_id, _us(fact.created_at), fact.model_dump_json()),
+                    (fact.id, user_id, us(fact.created_at), fact.model_dump_json()),
                 )
         return list(add)
 
@@ -176,7 +104,7 @@ class SQLiteLayers:
                 (
                     summary.session_id,
                     summary.user_id,
-                    _us(summary.created_at),
+                    us(summary.created_at),
                     summary.model_dump_json(),
                 ),
             )
@@ -188,195 +116,3 @@ class SQLiteLayers:
             .fetchone()
         )
         return Summary.model_validate_json(row[0]) if row else None
-
-    @staticmethod
-    def _delete_sessions(cur: sqlite3.Cursor, user_id: str, ids: Sequence[str]) -> dict[str, int]:
-        counts = dict.fromkeys(_DELETE_KINDS, 0)
-        for sid in ids:
-            for kind in ("entries", "events", "summaries", "sessions"):
-                cur.execute(
-                    f"DELETE FROM {kind} WHERE session_id = ? AND user_id = ?", (sid, user_id)
-                )
-                counts[kind] += cur.rowcount
-            # facts found in the session's turns go with it; pinned ones stay
-            cur.execute(
-                "DELETE FROM facts WHERE user_id = ? AND json_extract(data, '$.session_id') = ? "
-                "AND json_array_length(data, '$.source_entry_ids') > 0",
-                (user_id, sid),
-            )
-            counts["facts"] += cur.rowcount
-        delete_vault(cur, user_id, session_ids=ids)
-        return counts
-
-    async def delete_user_data(
-        self,
-        user_id: str,
-        *,
-        scope: DeleteScope,
-        since: datetime | None = None,
-        session_ids: Sequence[str] = (),
-    ) -> dict[str, int]:
-        if scope not in ("session", "day", "all"):
-            raise InvalidInputError(
-                f"scope must be session, day or all, got {scope!r}", field="scope"
-            )
-        if scope == "day" and since is None:
-            raise InvalidInputError("scope 'day' needs `since`", field="since")
-        with self._tx() as cur:
-            if scope == "session":
-                counts = self._delete_sessions(cur, user_id, list(dict.fromkeys(session_ids)))
-            elif scope == "all":
-                counts = dict.fromkeys(_DELETE_KINDS, 0)
-                for kind in _DELETE_KINDS:
-                    cur.execute(f"DELETE FROM {kind} WHERE user_id = ?", (user_id,))
-                    counts[kind] = cur.rowcount
-                delete_vault(cur, user_id)
-            else:
-                counts = self._delete_since(cur, user_id, _us(since))
-        self._scrub()
-        return counts
-
-    @staticmethod
-    def _delete_since(cur: sqlite3.Cursor, user_id: str, cutoff: int) -> dict[str, int]:
-        counts = dict.fromkeys(_DELETE_KINDS, 0)
-        touched: set[str] = set()
-        for kind in ("entries", "events"):
-            rows = cur.execute(
-                f"DELETE FROM {kind} WHERE user_id = ? AND ts_us >= ? RETURNING session_id",
-                (user_id, cutoff),
-            ).fetchall()
-            counts[kind] = len(rows)
-            touched.update(r[0] for r in rows)
-        for sid in sorted(touched):
-            cur.execute("DELETE FROM summaries WHERE session_id = ?", (sid,))
-            counts["summaries"] += cur.rowcount
-            # a session left with nothing in it goes too (its state names languages)
-            cur.execute(
-                "DELETE FROM sessions WHERE session_id = ? "
-                "AND NOT EXISTS (SELECT 1 FROM entries WHERE session_id = ?) "
-                "AND NOT EXISTS (SELECT 1 FROM events WHERE session_id = ?)",
-                (sid, sid, sid),
-            )
-            counts["sessions"] += cur.rowcount
-        _recount(cur, sorted(touched))
-        cur.execute("DELETE FROM facts WHERE user_id = ? AND created_us >= ?", (user_id, cutoff))
-        counts["facts"] = cur.rowcount
-        delete_vault(cur, user_id, since_us=cutoff)
-        return counts
-
-    def _scrub(self) -> None:
-        """Push deleted pages out of the write-ahead log: with ``secure_delete`` on, the
-        file then holds zeros where the deleted rows were. Best effort: a checkpoint
-        blocked by a reader completes at a later one."""
-        with suppress(sqlite3.Error):
-            purge_deleted_terms(self._conn())  # deleted entries' terms leave the index
-            self._conn().execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
-
-    async def sweep_expired(self, *, now: datetime, default_retention_days: int) -> int:
-        # the cutoff of each row is its owner's: settings.retention_days, else the default
-        cutoff = (
-            "? - COALESCE((SELECT retention_days FROM settings s WHERE s.user_id = {t}.user_id), "
-            "?) * ?"
-        )
-        args = (_us(now), default_retention_days, _DAY_US)
-        deleted = 0
-        touched: set[str] = set()
-        with self._tx() as cur:
-            # a summary goes with the entries it summarized, however recently written
-            cur.execute(
-                "DELETE FROM summaries WHERE session_id IN (SELECT DISTINCT session_id "
-                f"FROM entries WHERE ts_us < {cutoff.format(t='entries')})",
-                args,
-            )
-            deleted += cur.rowcount
-            # facts found in turns expire like the turns; pinned facts stay
-            cur.execute(
-                f"DELETE FROM facts WHERE created_us < {cutoff.format(t='facts')} "
-                "AND json_array_length(data, '$.source_entry_ids') > 0",
-                args,
-            )
-            deleted += cur.rowcount
-            for table, column in (
-                ("entries", "ts_us"),
-                ("events", "ts_us"),
-                ("summaries", "created_us"),
-            ):
-                rows = cur.execute(
-                    f"DELETE FROM {table} WHERE {column} < {cutoff.format(t=table)} "
-                    "RETURNING session_id",
-                    args,
-                ).fetchall()
-                deleted += len(rows)
-                if table != "summaries":
-                    touched.update(r[0] for r in rows)
-            _recount(cur, sorted(touched))
-            # a token's value expires with the phi_detected event that numbered it
-            vault_gone = sweep_vault(cur, cutoff, args)
-            cur.execute(
-                f"DELETE FROM sessions WHERE last_active_us < {cutoff.format(t='sessions')} "
-                "AND NOT EXISTS (SELECT 1 FROM entries e WHERE e.session_id = sessions.session_id) "
-                "AND NOT EXISTS (SELECT 1 FROM events v WHERE v.session_id = sessions.session_id)",
-                args,
-            )
-            deleted += cur.rowcount
-            cur.execute(
-                "DELETE FROM summaries WHERE session_id NOT IN (SELECT session_id FROM sessions)"
-            )
-            deleted += cur.rowcount
-        if deleted or vault_gone:
-            self._scrub()
-        return deleted
-
-    async def export_user(self, user_id: str) -> dict[str, Any]:
-        db = self._conn()
-        settings = await self.get_settings(user_id)
-        sessions = db.execute("SELECT data FROM sessions WHERE user_id = ?", (user_id,)).fetchall()
-        states = sorted(
-            (session_from_json(r[0]) for r in sessions),
-            key=lambda s: (s.started_at, s.session_id),
-        )
-        order = {s.session_id: i for i, s in enumerate(states)}
-
-        def rows(table: str) -> list[tuple[str, str]]:
-            found = db.execute(
-                f"SELECT session_id, data FROM {table} WHERE user_id = ? ORDER BY session_id, seq",
-                (user_id,),
-            ).fetchall()
-            found.sort(key=lambda r: order.get(r[0], len(order)))
-            return found
-
-        summaries = db.execute(
-            "SELECT session_id, data FROM summaries WHERE user_id = ?", (user_id,)
-        ).fetchall()
-        summaries.sort(key=lambda r: order.get(r[0], len(order)))
-        return {
-            "settings": settings.model_dump(mode="json") if settings else None,
-            "sessions": [s.model_dump(mode="json") for s in states],
-            "entries": [entry_from_json(r[1]).to_dict() for r in rows("entries")],
-            "events": [event_from_json(r[1]).to_dict() for r in rows("events")],
-            "facts": [f.model_dump(mode="json") for f in await self.list_facts(user_id)],
-            "summaries": [
-                Summary.model_validate_json(r[1]).model_dump(mode="json") for r in summaries
-            ],
-            "vectors": self._export_vectors(user_id),
-        }
-
-    async def append_audit(self, record: AuditRecord) -> None:
-        with self._tx() as cur:
-            cur.execute(
-                "INSERT INTO audit (id, user_id, ts_us, data) VALUES (?, ?, ?, ?)",
-                (record.id, record.user_id, _us(record.timestamp), record.model_dump_json()),
-            )
-
-    async def list_audit(self, user_id: str, *, limit: int) -> list[AuditRecord]:
-        if limit <= 0:
-            return []
-        rows = (
-            self._conn()
-            .execute(
-                "SELECT data FROM audit WHERE user_id = ? ORDER BY pos DESC LIMIT ?",
-                (user_id, limit),
-            )
-            .fetchall()
-        )
-        return [AuditRecord.model_validate_json(r[0]) for r in reversed(rows)]

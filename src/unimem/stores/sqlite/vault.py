@@ -13,10 +13,10 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Sequence
 from contextlib import AbstractContextManager
-from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from ..contracts import VaultValue
+from .times import time_of, us
 
 __all__ = [
     "VAULT_MIGRATION",
@@ -35,17 +35,13 @@ VAULT_MIGRATION: tuple[str, ...] = (
 )
 
 
-def _us(value: datetime) -> int:
-    return int(value.timestamp() * 1_000_000)
-
-
 def insert_values(cur: sqlite3.Cursor, values: Sequence[VaultValue]) -> None:
     """Insert sealed values in the caller's transaction (first value wins)."""
     if values:
         cur.executemany(
             "INSERT INTO vault (user_id, session_id, token, created_us, sealed) "
             "VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
-            [(v.user_id, v.session_id, v.token, _us(v.created_at), v.sealed) for v in values],
+            [(v.user_id, v.session_id, v.token, us(v.created_at), v.sealed) for v in values],
         )
 
 
@@ -125,8 +121,8 @@ class SQLiteVault:
                     session_id=sid,
                     token=token,
                     sealed=sealed,
-                    created_at=datetime.fromtimestamp(us / 1_000_000, UTC),
+                    created_at=time_of(created),
                 )
-                for sid, token, us, sealed in rows
+                for sid, token, created, sealed in rows
             )
         return found

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Sequence
-from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -27,6 +26,7 @@ from ..rows import entry_from_json
 from ..search import KeywordHit
 from ..vectors import PendingEntry, VectorBacklog, VectorRow, VectorStamp, export_vectors
 from .filters import filter_clauses
+from .times import time_of
 
 if TYPE_CHECKING:
     from contextlib import AbstractContextManager
@@ -67,10 +67,6 @@ VECTOR_MIGRATION: tuple[str, ...] = (
 )
 
 
-def _time(us: int) -> datetime:
-    return datetime.fromtimestamp(us / 1_000_000, tz=UTC)
-
-
 #: Schema version 8: the count of each user's deleted vectors, so a process
 #: that keeps a user's vectors in memory sees a deletion with one read (rows
 #: are numbered by ``rowid``, which a vector stored again gets anew).
@@ -106,7 +102,7 @@ class SQLiteVectors:
             .fetchall()
         )
         return [
-            PendingEntry(sid, seq, uid, text or "", ticket, _time(queued))
+            PendingEntry(sid, seq, uid, text or "", ticket, time_of(queued))
             for ticket, sid, seq, uid, queued, text in rows
         ]
 
@@ -206,7 +202,7 @@ class SQLiteVectors:
         count, oldest = (
             self._conn().execute("SELECT COUNT(*), MIN(queued_us) FROM vector_queue").fetchone()
         )
-        return VectorBacklog(count, _time(oldest) if oldest is not None else None)
+        return VectorBacklog(count, time_of(oldest) if oldest is not None else None)
 
     def _export_vectors(self, user_id: str) -> list[dict[str, Any]]:
         rows = (
