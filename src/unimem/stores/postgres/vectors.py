@@ -101,6 +101,10 @@ CREATE TRIGGER entry_vectors_removed AFTER DELETE ON entry_vectors
 """
 
 
+#: First key of the advisory lock that serializes one user's vector writes.
+_VECTOR_WRITER_LOCK = 0x756E76
+
+
 class PostgresVectors:
     """Mixin of :class:`~unimem.stores.postgres.PostgresStore`: entry vectors."""
 
@@ -128,6 +132,15 @@ class PostgresVectors:
         tickets = [p.ticket for p, _ in vectors]
         blobs = [blob for _, blob in vectors]
         async with self._conn() as conn, conn.transaction():
+            # One writer of a user's vectors at a time, until commit: row numbers
+            # are taken at INSERT, so two indexers (several workers) could
+            # otherwise commit a user's rows out of number order, and a search
+            # between the commits would take the higher number as read and never
+            # load the lower rows (VectorStamp.last). Users locked in one order.
+            for user_id in sorted({p.user_id for p, _ in vectors}):
+                await conn.execute(
+                    "SELECT pg_advisory_xact_lock($1, hashtext($2))", _VECTOR_WRITER_LOCK, user_id
+                )
             # only the entries still queued under these tickets (not deleted or changed)
             stored = await conn.fetchval(
                 "WITH ins AS (INSERT INTO entry_vectors (session_id, seq, user_id, model, vector) "
