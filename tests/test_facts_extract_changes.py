@@ -3,33 +3,10 @@ date, time and number forms added with the tune2 set (unimem.facts.extract_facts
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-
 import pytest
 
-from unimem.facts import FactChange, extract_facts, fact_line
-from unimem.models import Fact
-
-NOW = datetime(2026, 12, 4, 15, 0, tzinfo=UTC)  # a Friday
-
-
-def _fact(id: str, kind: str, key: str, value: str, **attributes: str) -> Fact:
-    return Fact(
-        id=id,
-        kind=kind,
-        key=key,
-        value=value,
-        attributes=attributes,
-        text=fact_line(kind, value, attributes),
-        valid_from=NOW,
-    )
-
-
-def _changes(
-    text: str, *, language: str | None = "en", current: list[Fact] | None = None
-) -> list[FactChange]:
-    return extract_facts(text, role="user", language=language, current=current or [], now=NOW)
-
+from facts_support import changes as _changes
+from facts_support import fact as _fact
 
 LISINOPRIL = _fact(
     "f1",

@@ -5,20 +5,13 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+from facts_support import fact
 from unimem.facts import FactChange, fact_line, validate_proposal
 from unimem.models import Fact
 
 
 def _fact(id: str, kind: str, key: str, value: str, **attributes: str) -> Fact:
-    return Fact(
-        id=id,
-        kind=kind,
-        key=key,
-        value=value,
-        text=fact_line(kind, value, attributes),
-        attributes=attributes,
-        valid_from=datetime(2026, 1, 1, tzinfo=UTC),
-    )
+    return fact(id, kind, key, value, valid_from=datetime(2026, 1, 1, tzinfo=UTC), **attributes)
 
 
 LISINOPRIL = _fact(

@@ -6,22 +6,10 @@ from datetime import UTC, datetime
 
 import pytest
 
-from unimem.facts import FactChange, extract_facts, fact_line
+from facts_support import NOW
+from facts_support import fact as _fact
+from unimem.facts import FactChange, extract_facts
 from unimem.models import Fact
-
-NOW = datetime(2026, 12, 4, 15, 0, tzinfo=UTC)  # a Friday
-
-
-def _fact(id: str, kind: str, key: str, value: str, **attributes: str) -> Fact:
-    return Fact(
-        id=id,
-        kind=kind,
-        key=key,
-        value=value,
-        attributes=attributes,
-        text=fact_line(kind, value, attributes),
-        valid_from=NOW,
-    )
 
 
 def _one(
