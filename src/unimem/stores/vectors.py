@@ -99,8 +99,10 @@ class VectorStore(Protocol):
 class VectorStamp:
     """Where one user's vectors of one model stand: ``last`` is the number of the
     last row stored (rows are numbered in the order they are stored, a vector
-    stored again gets a new number) and ``removals`` counts the deletions the
-    user's vectors have had. Equal stamps: the same vectors."""
+    stored again gets a new number) and ``removals`` changes with every deletion
+    of the user's vectors and never comes back to a value it had (a count of
+    them, or on PostgreSQL the number of the latest deleting statement). Equal
+    stamps: the same vectors."""
 
     last: int
     removals: int

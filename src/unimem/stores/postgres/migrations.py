@@ -19,7 +19,11 @@ from ...errors import SchemaError
 from .items import ITEMS_MIGRATION
 from .search import SEARCH_MIGRATION
 from .vault import VAULT_MIGRATION
-from .vectors import VECTOR_MIGRATION, VECTOR_STAMP_MIGRATION
+from .vectors import (
+    VECTOR_MIGRATION,
+    VECTOR_REMOVALS_BY_STATEMENT_MIGRATION,
+    VECTOR_STAMP_MIGRATION,
+)
 
 __all__ = ["MIGRATIONS", "SCHEMA_VERSION", "apply_migrations", "schema_version"]
 
@@ -100,6 +104,7 @@ MIGRATIONS: list[tuple[int, str]] = [
     (5, VAULT_MIGRATION),  # the PHI vault (unimem.stores.postgres.vault)
     (6, VECTOR_MIGRATION),  # entry vectors and their queue (unimem.stores.postgres.vectors)
     (7, VECTOR_STAMP_MIGRATION),  # vector row numbers, deletions per user (same module)
+    (8, VECTOR_REMOVALS_BY_STATEMENT_MIGRATION),  # one removals write a statement
 ]
 
 SCHEMA_VERSION = MIGRATIONS[-1][0]

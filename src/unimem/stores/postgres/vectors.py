@@ -34,7 +34,12 @@ from .filters import Params, filter_clauses
 if TYPE_CHECKING:
     import asyncpg
 
-__all__ = ["VECTOR_MIGRATION", "VECTOR_STAMP_MIGRATION", "PostgresVectors"]
+__all__ = [
+    "VECTOR_MIGRATION",
+    "VECTOR_REMOVALS_BY_STATEMENT_MIGRATION",
+    "VECTOR_STAMP_MIGRATION",
+    "PostgresVectors",
+]
 
 #: Schema version 6: the entry vectors and their queue.
 VECTOR_MIGRATION = """
@@ -100,6 +105,32 @@ CREATE TRIGGER entry_vectors_removed AFTER DELETE ON entry_vectors
     FOR EACH ROW EXECUTE FUNCTION unimem_vector_removed();
 """
 
+
+#: Schema version 8: one write per user a deleting statement (a statement
+#: trigger over the deleted rows), not one per deleted vector: erasing 100,000
+#: vectors updated the user's row 100,000 times. The user's ``removals`` is
+#: the number of the latest statement that deleted some of the user's vectors,
+#: from one sequence, so it changes with every deletion and never comes back to
+#: a value it had; the sequence starts above the counts version 7 kept.
+VECTOR_REMOVALS_BY_STATEMENT_MIGRATION = """
+CREATE SEQUENCE vector_removal_numbers;
+SELECT setval('vector_removal_numbers', COALESCE(max(removals), 0) + 1, false)
+    FROM vector_removals;
+DROP TRIGGER entry_vectors_removed ON entry_vectors;
+DROP FUNCTION unimem_vector_removed();
+CREATE FUNCTION unimem_vectors_removed() RETURNS trigger
+LANGUAGE plpgsql AS $$
+BEGIN
+    INSERT INTO vector_removals (user_id, removals)
+    SELECT user_id, nextval('vector_removal_numbers')
+    FROM (SELECT DISTINCT user_id FROM removed ORDER BY user_id) AS users
+    ON CONFLICT (user_id) DO UPDATE SET removals = EXCLUDED.removals;
+    RETURN NULL;
+END
+$$;
+CREATE TRIGGER entry_vectors_removed AFTER DELETE ON entry_vectors
+    REFERENCING OLD TABLE AS removed FOR EACH STATEMENT EXECUTE FUNCTION unimem_vectors_removed();
+"""
 
 #: First key of the advisory lock that serializes one user's vector writes.
 _VECTOR_WRITER_LOCK = 0x756E76

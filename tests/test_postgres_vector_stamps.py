@@ -1,0 +1,114 @@
+"""PostgreSQL's vector stamps: a deleting statement writes each user's removal
+number once, however many vectors it deletes, and the upgrade from version 7
+keeps every stamp moving forward."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime
+
+import asyncpg
+import pytest
+
+from backends import PG_URL, drop_schema, fresh_name, pg_store
+from unimem.stores.postgres.migrations import apply_migrations
+from unimem.stores.postgres.store import PostgresStore
+
+pytestmark = pytest.mark.postgres
+
+MODEL = "test-model"
+
+
+@pytest.fixture
+async def v7(request: pytest.FixtureRequest) -> AsyncIterator[tuple[asyncpg.Connection, str]]:
+    """A connection to a fresh schema migrated to version 7 (the store before 8)."""
+    await (await pg_store(request.node.nodeid)).aclose()  # fails or skips when unreachable
+    schema = fresh_name(request.node.nodeid, "v")
+    conn = await asyncpg.connect(PG_URL)
+    await conn.execute(f'CREATE SCHEMA "{schema}"')
+    await conn.execute(f'SET search_path = "{schema}"')
+    assert await apply_migrations(conn, target=7) == list(range(1, 8))
+    try:
+        yield conn, schema
+    finally:
+        await conn.close()
+        await drop_schema(PG_URL, schema)
+
+
+async def _vectors(conn: asyncpg.Connection, user_id: str, n: int) -> None:
+    """``n`` entries of ``user_id`` in one session, each with a stored vector."""
+    now = datetime.now(UTC)
+    await conn.executemany(
+        "INSERT INTO entries (session_id, seq, id, user_id, ts, data) "
+        "VALUES ($1, $2, $3, $4, $5, $6::json)",
+        [
+            (f"{user_id}-s", i, f"{user_id}-e{i}", user_id, now, json.dumps({"content": f"t{i}"}))
+            for i in range(1, n + 1)
+        ],
+    )
+    await conn.execute(
+        "INSERT INTO entry_vectors (session_id, seq, user_id, model, vector) "
+        "SELECT session_id, seq, user_id, $2, '\\x00000000'::bytea FROM entries "
+        "WHERE user_id = $1",
+        user_id,
+        MODEL,
+    )
+
+
+async def _writes(conn: asyncpg.Connection, schema: str) -> int:
+    """Rows written to ``vector_removals`` by this backend, not yet reported."""
+    return int(
+        await conn.fetchval(
+            "SELECT n_tup_ins + n_tup_upd FROM pg_stat_xact_user_tables "
+            "WHERE schemaname = $1 AND relname = 'vector_removals'",
+            schema,
+        )
+    )
+
+
+async def _removals(conn: asyncpg.Connection) -> dict[str, int]:
+    return dict(await conn.fetch("SELECT user_id, removals FROM vector_removals"))
+
+
+async def test_a_bulk_deletion_writes_each_users_removals_once_after_the_upgrade(v7):
+    conn, schema = v7
+    for user_id, n in (("u1", 400), ("u2", 30), ("u3", 5)):
+        await _vectors(conn, user_id, n)
+    # version 7 counted each deleted vector: u1 at 3
+    await conn.execute("DELETE FROM entries WHERE user_id = 'u1' AND seq <= 3")
+    assert await _removals(conn) == {"u1": 3}
+    assert await apply_migrations(conn) == [8]
+
+    async with conn.transaction():  # counts not yet reported: read before and after
+        before = await _writes(conn, schema)
+        deleted = await conn.execute("DELETE FROM entries WHERE user_id IN ('u1', 'u2')")
+        assert deleted == "DELETE 427"
+        writes = await _writes(conn, schema) - before
+    assert writes == 2  # one a user, not one a deleted vector
+    after = await _removals(conn)
+    assert set(after) == {"u1", "u2"}
+    assert after["u1"] > 3 and after["u2"] > 3 and after["u1"] != after["u2"]
+
+    store = PostgresStore(PG_URL, schema=schema, min_size=1, max_size=1)
+    await store.setup()
+    try:
+        assert (await store.vector_stamp("u3", MODEL)).removals == 0
+        stamp = await store.vector_stamp("u1", MODEL)
+        assert (stamp.last, stamp.removals) == (0, after["u1"])
+        # the next deletion of one of the user's vectors moves the stamp on again
+        await _vectors(conn, "u1", 2)
+        await conn.execute("DELETE FROM entries WHERE user_id = 'u1' AND seq = 1")
+        assert (await store.vector_stamp("u1", MODEL)).removals > after["u1"]
+        assert (await store.vector_stamp("u3", MODEL)).removals == 0
+    finally:
+        await store.aclose()
+
+
+async def test_a_statement_deleting_no_vector_writes_no_removals(v7):
+    conn, _ = v7
+    await apply_migrations(conn)
+    await _vectors(conn, "u1", 3)
+    await conn.execute("DELETE FROM entries WHERE user_id = 'nobody'")
+    await conn.execute("DELETE FROM entry_vectors WHERE user_id = 'u1' AND model = 'other'")
+    assert await _removals(conn) == {}
