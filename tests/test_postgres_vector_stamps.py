@@ -37,7 +37,7 @@ async def v7(request: pytest.FixtureRequest) -> AsyncIterator[tuple[asyncpg.Conn
 
 
 async def _vectors(conn: asyncpg.Connection, user_id: str, n: int) -> None:
-    """``n`` entries of ``user_id`` in one session, each with a stored vector."""
+    """``n`` entries of ``user_id`` in one session, and a vector for each of its entries."""
     now = datetime.now(UTC)
     await conn.executemany(
         "INSERT INTO entries (session_id, seq, id, user_id, ts, data) "
@@ -50,7 +50,7 @@ async def _vectors(conn: asyncpg.Connection, user_id: str, n: int) -> None:
     await conn.execute(
         "INSERT INTO entry_vectors (session_id, seq, user_id, model, vector) "
         "SELECT session_id, seq, user_id, $2, '\\x00000000'::bytea FROM entries "
-        "WHERE user_id = $1",
+        "WHERE user_id = $1 ON CONFLICT DO NOTHING",
         user_id,
         MODEL,
     )
@@ -78,12 +78,15 @@ async def test_a_bulk_deletion_writes_each_users_removals_once_after_the_upgrade
     # version 7 counted each deleted vector: u1 at 3
     await conn.execute("DELETE FROM entries WHERE user_id = 'u1' AND seq <= 3")
     assert await _removals(conn) == {"u1": 3}
-    assert await apply_migrations(conn) == [8]
+    assert await apply_migrations(conn, target=8) == [8]
 
     async with conn.transaction():  # counts not yet reported: read before and after
         before = await _writes(conn, schema)
-        deleted = await conn.execute("DELETE FROM entries WHERE user_id IN ('u1', 'u2')")
-        assert deleted == "DELETE 427"
+        deleted = await conn.execute(
+            "DELETE FROM entries WHERE (user_id = 'u1' AND seq < 400) "
+            "OR (user_id = 'u2' AND seq < 30)"
+        )
+        assert deleted == "DELETE 425"
         writes = await _writes(conn, schema) - before
     assert writes == 2  # one a user, not one a deleted vector
     after = await _removals(conn)
@@ -94,8 +97,7 @@ async def test_a_bulk_deletion_writes_each_users_removals_once_after_the_upgrade
     await store.setup()
     try:
         assert (await store.vector_stamp("u3", MODEL)).removals == 0
-        stamp = await store.vector_stamp("u1", MODEL)
-        assert (stamp.last, stamp.removals) == (0, after["u1"])
+        assert (await store.vector_stamp("u1", MODEL)).removals == after["u1"]
         # the next deletion of one of the user's vectors moves the stamp on again
         await _vectors(conn, "u1", 2)
         await conn.execute("DELETE FROM entries WHERE user_id = 'u1' AND seq = 1")
@@ -112,3 +114,24 @@ async def test_a_statement_deleting_no_vector_writes_no_removals(v7):
     await conn.execute("DELETE FROM entries WHERE user_id = 'nobody'")
     await conn.execute("DELETE FROM entry_vectors WHERE user_id = 'u1' AND model = 'other'")
     assert await _removals(conn) == {}
+
+
+async def test_the_upgrade_drops_the_rows_of_users_with_no_vectors_left(v7):
+    conn, schema = v7
+    await apply_migrations(conn, target=8)
+    for user_id in ("gone", "kept"):
+        await _vectors(conn, user_id, 3)
+    # version 8 kept the removals of a user erased: 'gone' has no vectors, its row stays
+    await conn.execute("DELETE FROM entries WHERE user_id = 'gone'")
+    await conn.execute("DELETE FROM entries WHERE user_id = 'kept' AND seq = 1")
+    before = await _removals(conn)
+    assert set(before) == {"gone", "kept"}
+    assert await apply_migrations(conn) == [9]
+    assert await _removals(conn) == {"kept": before["kept"]}
+    store = PostgresStore(PG_URL, schema=schema, min_size=1, max_size=1)
+    await store.setup()
+    try:
+        assert (await store.vector_stamp("gone", MODEL)).removals > max(before.values())
+        assert (await store.vector_stamp("kept", MODEL)).removals == before["kept"]
+    finally:
+        await store.aclose()

@@ -6,15 +6,19 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
+from store_rows import holding
 from unimem import (
     InvalidInputError,
     MemoryEntry,
     UnifiedMemoryService,
 )
 from unimem.privacy.deletion import start_of_day
+from unimem.recall.vectors import to_bytes
 from unimem.stores import InMemoryStore, SQLiteStore
+from unimem.stores.vectors import vector_store_of
 
 DAY = timedelta(days=1)
 SECRET = "Jane Doe lives at 12 Elm Street"  # stands for content that must never be audited
@@ -88,10 +92,18 @@ async def test_delete_all_leaves_nothing_but_settings_and_audit(service: Unified
     await service.update_settings({"retention_days": 9}, user_id="u1")
     await add(service, "s1", SECRET)
     await add(service, "s2", "second", mode="voice")
+    await add(service, "s0", "deleted before")
     await service.add_event("s2", "topic_change", {"topic": "dose"}, user_id="u1")
     await add(service, "s3", "other user", uid="u2")
+    vectors = vector_store_of(service.store)
+    assert vectors is not None
+    queued = await vectors.pending_vectors(100)
+    assert await vectors.put_vectors("m", [(p, to_bytes(np.ones(4))) for p in queued]) == 4
+    await service.delete_user_memory("session", user_id="u1", session_id="s0")  # a removal
     receipt = await service.delete_user_memory("all", user_id="u1", actor="admin-7")
     assert receipt.counts["entries"] == 2 and receipt.counts["sessions"] == 2
+    # no row names the user but those documented to stay (vector removals included)
+    assert await holding(service.store, "u1") == {"settings", "audit"}
     assert receipt.total == sum(receipt.counts.values())
     exported = await service.export_user_memory(user_id="u1")
     assert exported["settings"]["retention_days"] == 9
@@ -99,7 +111,7 @@ async def test_delete_all_leaves_nothing_but_settings_and_audit(service: Unified
         assert exported[kind] == [], kind
     assert await service.list_sessions(user_id="u1") == []
     assert await contents(service, "u2") == ["other user"]
-    [delete] = [r for r in await service.list_audit(user_id="u1") if r.action == "delete"]
+    *_, delete = [r for r in await service.list_audit(user_id="u1") if r.action == "delete"]
     assert delete.actor == "admin-7" and delete.details["counts"] == receipt.counts
 
 

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from conftest import BACKENDS
+from store_rows import holding
 from unimem import MemoryEntry, MemorySettings, UnifiedMemoryService
 from unimem.embeddings import LocalEmbedder
 from unimem.recall.hits import SearchFilters
@@ -143,6 +144,8 @@ async def test_deleting_memory_deletes_the_vectors_and_the_queue(dense, scope):
     assert (await dense.recall_index.status()).pending == 0
     hits = await dense.search_memory("renal doctor visit", user_id="alice", k=10)
     assert all(h.session_id != "s1" for h in hits)
+    if scope == "all":  # not even the count of her deleted vectors names her
+        assert await holding(dense.store, "alice") <= {"settings", "audit"}
 
 
 async def test_deleting_one_entry_deletes_its_vector(dense):

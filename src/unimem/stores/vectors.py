@@ -100,9 +100,10 @@ class VectorStamp:
     """Where one user's vectors of one model stand: ``last`` is the number of the
     last row stored (rows are numbered in the order they are stored, a vector
     stored again gets a new number) and ``removals`` changes with every deletion
-    of the user's vectors and never comes back to a value it had (a count of
-    them, or on PostgreSQL the number of the latest deleting statement). Equal
-    stamps: the same vectors."""
+    of the user's vectors and never comes back to a value it had, not even
+    after the user's erasure removed their count (a count, or on PostgreSQL
+    the number of the latest deleting statement). Equal stamps: the same
+    vectors."""
 
     last: int
     removals: int

@@ -60,6 +60,7 @@ class MemoryPrivacy:
                 self._drop_session(sid, counts)
             counts["facts"] = len(self._facts.pop(user_id, {}))
             self._vault.drop(user_id)
+            self._vectors.erase(user_id)
         elif scope == "session":
             dropped = set(session_ids) & set(mine)
             for sid in dropped:

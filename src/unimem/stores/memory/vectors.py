@@ -43,8 +43,11 @@ class EntryVectors:
         self._users: dict[str, dict[_Key, _Stored]] = {}
         self._tickets = count(1)
         self._rows = count(1)
-        #: vectors deleted per user (``VectorStamp.removals``)
+        #: vectors deleted per user (``VectorStamp.removals``), counted on from
+        #: ``_erased``: what a user without a count reads, raised past the count
+        #: of each erased user, so a user's stamp never comes back to an earlier one
         self._removals: dict[str, int] = {}
+        self._erased = 0
 
     def add(self, entry: MemoryEntry) -> None:
         """Queue ``entry`` for a vector (again, when its text changed)."""
@@ -64,10 +67,16 @@ class EntryVectors:
             self._entries.pop(key, None)
             self._drop_vector(entry.user_id, key)
 
+    def erase(self, user_id: str) -> None:
+        """Forget the user's deletion count (their memory was erased)."""
+        count = self._removals.pop(user_id, None)
+        if count is not None:
+            self._erased = max(self._erased, count) + 1
+
     def _drop_vector(self, user_id: str, key: _Key) -> None:
         vectors = self._users.get(user_id)
         if vectors is not None and vectors.pop(key, None) is not None:
-            self._removals[user_id] = self._removals.get(user_id, 0) + 1
+            self._removals[user_id] = self._removals.get(user_id, self._erased) + 1
             if not vectors:
                 del self._users[user_id]
 
@@ -120,7 +129,7 @@ class EntryVectors:
             (s.row for s in reversed(self._users.get(user_id, {}).values()) if s.model == model),
             0,
         )
-        return VectorStamp(last, self._removals.get(user_id, 0))
+        return VectorStamp(last, self._removals.get(user_id, self._erased))
 
     def rows(self, user_id: str, model: str, after: int) -> list[VectorRow]:
         """The user's ``model`` vectors stored after row ``after``, in order."""

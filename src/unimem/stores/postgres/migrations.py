@@ -20,6 +20,7 @@ from .items import ITEMS_MIGRATION
 from .search import SEARCH_MIGRATION
 from .vault import VAULT_MIGRATION
 from .vectors import (
+    VECTOR_ERASURES_MIGRATION,
     VECTOR_MIGRATION,
     VECTOR_REMOVALS_BY_STATEMENT_MIGRATION,
     VECTOR_STAMP_MIGRATION,
@@ -105,6 +106,7 @@ MIGRATIONS: list[tuple[int, str]] = [
     (6, VECTOR_MIGRATION),  # entry vectors and their queue (unimem.stores.postgres.vectors)
     (7, VECTOR_STAMP_MIGRATION),  # vector row numbers, deletions per user (same module)
     (8, VECTOR_REMOVALS_BY_STATEMENT_MIGRATION),  # one removals write a statement
+    (9, VECTOR_ERASURES_MIGRATION),  # an erased user's removals row goes
 ]
 
 SCHEMA_VERSION = MIGRATIONS[-1][0]

@@ -22,6 +22,7 @@ from ..contracts import DeleteScope
 from ..rows import session_from_json
 from .sql import RECOUNT, rows_affected
 from .vault import delete_vault, sweep_vault
+from .vectors import FORGET_VECTOR_REMOVALS
 
 __all__ = ["PostgresPrivacy"]
 
@@ -85,6 +86,7 @@ class PostgresPrivacy:
                 assert row is not None
                 counts.update(zip(_KINDS, row, strict=True))
                 await delete_vault(conn, user_id)
+                await conn.execute(FORGET_VECTOR_REMOVALS, user_id)
                 self.forget(everything=True)
             elif scope == "day":
                 if since is None:

@@ -35,6 +35,8 @@ if TYPE_CHECKING:
     import asyncpg
 
 __all__ = [
+    "FORGET_VECTOR_REMOVALS",
+    "VECTOR_ERASURES_MIGRATION",
     "VECTOR_MIGRATION",
     "VECTOR_REMOVALS_BY_STATEMENT_MIGRATION",
     "VECTOR_STAMP_MIGRATION",
@@ -130,6 +132,35 @@ END
 $$;
 CREATE TRIGGER entry_vectors_removed AFTER DELETE ON entry_vectors
     REFERENCING OLD TABLE AS removed FOR EACH STATEMENT EXECUTE FUNCTION unimem_vectors_removed();
+"""
+
+#: Schema version 9: a user's erasure leaves no ``vector_removals`` row naming
+#: them. A user without a row reads ``vector_erasures.erased``, the number of
+#: the latest erasure that removed a row (from the same sequence, so above
+#: every number that user read before): the stamp of an erased user never
+#: comes back to an earlier one, whatever is stored after. Rows of users with no
+#: vectors left (erased before this version) go the same way.
+VECTOR_ERASURES_MIGRATION = """
+CREATE TABLE vector_erasures (
+    one boolean PRIMARY KEY DEFAULT true CHECK (one),
+    erased bigint NOT NULL
+);
+WITH gone AS (
+    DELETE FROM vector_removals r
+    WHERE NOT EXISTS (SELECT 1 FROM entry_vectors v WHERE v.user_id = r.user_id)
+    RETURNING 1
+)
+INSERT INTO vector_erasures (erased)
+    SELECT nextval('vector_removal_numbers') WHERE EXISTS (SELECT 1 FROM gone);
+"""
+
+#: A user's erasure: their removals row goes and the users without one read a
+#: new number (``$1``: the user). Last in the erasure's transaction: erasures
+#: of different users wait for each other on ``vector_erasures`` until commit.
+FORGET_VECTOR_REMOVALS = """
+WITH gone AS (DELETE FROM vector_removals WHERE user_id = $1 RETURNING 1)
+INSERT INTO vector_erasures (erased) SELECT nextval('vector_removal_numbers') FROM gone
+ON CONFLICT (one) DO UPDATE SET erased = GREATEST(vector_erasures.erased, EXCLUDED.erased)
 """
 
 #: First key of the advisory lock that serializes one user's vector writes.
@@ -231,7 +262,8 @@ class PostgresVectors:
         async with self._conn() as conn:
             row = await conn.fetchrow(
                 "SELECT (SELECT max(id) FROM entry_vectors WHERE user_id = $1 AND model = $2), "
-                "(SELECT removals FROM vector_removals WHERE user_id = $1)",
+                "COALESCE((SELECT removals FROM vector_removals WHERE user_id = $1), "
+                "(SELECT erased FROM vector_erasures))",
                 user_id,
                 model,
             )

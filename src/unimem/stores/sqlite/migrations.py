@@ -5,7 +5,7 @@ from __future__ import annotations
 from .items import ITEMS_MIGRATION
 from .search import SEARCH_MIGRATION, SHARD_MIGRATION
 from .vault import VAULT_MIGRATION
-from .vectors import VECTOR_MIGRATION, VECTOR_STAMP_MIGRATION
+from .vectors import VECTOR_ERASURES_MIGRATION, VECTOR_MIGRATION, VECTOR_STAMP_MIGRATION
 
 __all__ = ["MIGRATIONS", "SCHEMA_VERSION"]
 
@@ -96,6 +96,7 @@ MIGRATIONS: list[tuple[int, str | tuple[str, ...]]] = [
     (6, SHARD_MIGRATION),  # the keyword index split by owner (unimem.stores.sqlite.search)
     (7, VECTOR_MIGRATION),  # entry vectors and their queue (unimem.stores.sqlite.vectors)
     (8, VECTOR_STAMP_MIGRATION),  # deleted vectors per user (unimem.stores.sqlite.vectors)
+    (9, VECTOR_ERASURES_MIGRATION),  # an erased user's removals row goes (same module)
 ]
 
 SCHEMA_VERSION = MIGRATIONS[-1][0]

@@ -17,6 +17,7 @@ from .search import purge_deleted_terms
 from .session_rows import recount
 from .times import us
 from .vault import delete_vault, sweep_vault
+from .vectors import forget_vector_removals
 
 __all__ = ["SQLitePrivacy"]
 
@@ -83,6 +84,7 @@ class SQLitePrivacy:
                     cur.execute(f"DELETE FROM {kind} WHERE user_id = ?", (user_id,))
                     counts[kind] = cur.rowcount
                 delete_vault(cur, user_id)
+                forget_vector_removals(cur, user_id)
             else:
                 counts = self._delete_since(cur, user_id, us(since))
         self._scrub()

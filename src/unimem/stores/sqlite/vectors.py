@@ -31,7 +31,13 @@ from .times import time_of
 if TYPE_CHECKING:
     from contextlib import AbstractContextManager
 
-__all__ = ["VECTOR_MIGRATION", "VECTOR_STAMP_MIGRATION", "SQLiteVectors"]
+__all__ = [
+    "VECTOR_ERASURES_MIGRATION",
+    "VECTOR_MIGRATION",
+    "VECTOR_STAMP_MIGRATION",
+    "SQLiteVectors",
+    "forget_vector_removals",
+]
 
 _NOW_US = "CAST((julianday('now') - 2440587.5) * 86400000000 AS INTEGER)"
 _KEY = "session_id = {row}.session_id AND seq = {row}.seq"
@@ -78,6 +84,37 @@ VECTOR_STAMP_MIGRATION: tuple[str, ...] = (
         ON CONFLICT (user_id) DO UPDATE SET removals = removals + 1;
     END""",
 )
+
+
+#: Schema version 9: a user's erasure leaves no ``vector_removals`` row naming
+#: them. ``vector_erasures.erased`` is what a user without a row reads: it
+#: rises past the count of each row an erasure removes, and a user's first
+#: deletion counts on from it, so a user's stamp never comes back to an
+#: earlier one. Rows of users with no vectors left (erased before this
+#: version) go the same way.
+VECTOR_ERASURES_MIGRATION: tuple[str, ...] = (
+    "CREATE TABLE vector_erasures (one INTEGER PRIMARY KEY CHECK (one = 1), "
+    "erased INTEGER NOT NULL)",
+    "INSERT INTO vector_erasures (one, erased) SELECT 1, COALESCE(MAX(removals) + 1, 0) "
+    "FROM vector_removals WHERE user_id NOT IN (SELECT user_id FROM entry_vectors)",
+    "DELETE FROM vector_removals WHERE user_id NOT IN (SELECT user_id FROM entry_vectors)",
+    "DROP TRIGGER entry_vectors_removed",
+    """CREATE TRIGGER entry_vectors_removed AFTER DELETE ON entry_vectors BEGIN
+        INSERT INTO vector_removals (user_id, removals)
+        VALUES (old.user_id, (SELECT erased FROM vector_erasures) + 1)
+        ON CONFLICT (user_id) DO UPDATE SET removals = removals + 1;
+    END""",
+)
+
+
+def forget_vector_removals(cur: sqlite3.Cursor, user_id: str) -> None:
+    """A user's erasure: their removals row goes, and ``erased`` rises past it."""
+    cur.execute(
+        "UPDATE vector_erasures SET erased = MAX(erased, removals) + 1 "
+        "FROM vector_removals WHERE user_id = ?",
+        (user_id,),
+    )
+    cur.execute("DELETE FROM vector_removals WHERE user_id = ?", (user_id,))
 
 
 class SQLiteVectors:
@@ -156,7 +193,8 @@ class SQLiteVectors:
             self._conn()
             .execute(
                 "SELECT (SELECT MAX(rowid) FROM entry_vectors WHERE user_id = ? AND model = ?), "
-                "(SELECT removals FROM vector_removals WHERE user_id = ?)",
+                "COALESCE((SELECT removals FROM vector_removals WHERE user_id = ?), "
+                "(SELECT erased FROM vector_erasures))",
                 (user_id, model, user_id),
             )
             .fetchone()
