@@ -1,9 +1,11 @@
 """PostgreSQL's vector stamps: a deleting statement writes each user's removal
-number once, however many vectors it deletes, and the upgrade from version 7
-keeps every stamp moving forward."""
+number once, however many vectors it deletes, and the upgrades from version 7
+keep every stamp moving forward; one writer of a user's vectors at a time, so
+their row numbers commit in order."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime
@@ -12,8 +14,12 @@ import asyncpg
 import pytest
 
 from backends import PG_URL, drop_schema, fresh_name, pg_store
+from unimem import MemoryEntry
+from unimem.ids import new_id
 from unimem.stores.postgres.migrations import apply_migrations
 from unimem.stores.postgres.store import PostgresStore
+from unimem.stores.postgres.vectors import _VECTOR_WRITER_LOCK as VECTOR_WRITER_LOCK
+from unimem.stores.vectors import PendingEntry
 
 pytestmark = pytest.mark.postgres
 
@@ -134,4 +140,83 @@ async def test_the_upgrade_drops_the_rows_of_users_with_no_vectors_left(v7):
         assert (await store.vector_stamp("gone", MODEL)).removals > max(before.values())
         assert (await store.vector_stamp("kept", MODEL)).removals == before["kept"]
     finally:
+        await store.aclose()
+
+
+# ------------------------------------------------ one writer of a user's vectors
+
+
+async def _queued(store: PostgresStore, user_id: str, n: int) -> list[PendingEntry]:
+    for i in range(n):
+        entry = MemoryEntry(
+            id=new_id(), role="user", content=f"turn {i}", timestamp=datetime.now(UTC)
+        )
+        await store.append_entry(
+            entry.model_copy(update={"session_id": f"{user_id}-s", "user_id": user_id})
+        )
+    return [p for p in await store.pending_vectors(1000) if p.user_id == user_id]
+
+
+async def _waiting(conn: asyncpg.Connection, user_id: str) -> bool:
+    """Whether a backend waits for the vector writer lock of ``user_id``."""
+    return bool(
+        await conn.fetchval(
+            "SELECT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' "
+            "AND NOT granted AND classid::bigint = $1 "
+            "AND objid::bigint = (hashtext($2)::bigint & 4294967295))",
+            VECTOR_WRITER_LOCK,
+            user_id,
+        )
+    )
+
+
+async def test_a_users_vector_writes_wait_for_another_writer_of_that_user_until_commit(
+    request: pytest.FixtureRequest,
+):
+    store = await pg_store(request.node.nodeid)
+    await store.setup()
+    user, other = f"u-{new_id()}", f"w-{new_id()}"  # the lock is the database's, not the schema's
+    holder = await asyncpg.connect(PG_URL, server_settings={"search_path": store.schema})
+    watcher = await asyncpg.connect(PG_URL)
+    try:
+        first, *rest = await _queued(store, user, 3)
+        theirs = await _queued(store, other, 2)
+        blob = b"\x00" * 8
+        tx = holder.transaction()
+        await tx.start()
+        # another indexer's transaction: the user's lock, then its row
+        await holder.execute(
+            "SELECT pg_advisory_xact_lock($1, hashtext($2))", VECTOR_WRITER_LOCK, user
+        )
+        held_id = await holder.fetchval(
+            "INSERT INTO entry_vectors (session_id, seq, user_id, model, vector) "
+            "VALUES ($1, $2, $3, $4, $5) RETURNING id",
+            first.session_id,
+            first.seq,
+            user,
+            MODEL,
+            blob,
+        )
+        # another user's vectors do not wait
+        assert (
+            await asyncio.wait_for(store.put_vectors(MODEL, [(p, blob) for p in theirs]), 10) == 2
+        )
+        writer = asyncio.create_task(store.put_vectors(MODEL, [(p, blob) for p in rest]))
+        for _ in range(500):
+            if await _waiting(watcher, user):
+                break
+            await asyncio.sleep(0.01)
+        assert await _waiting(watcher, user)
+        assert not writer.done()
+        await tx.commit()
+        assert await asyncio.wait_for(writer, 10) == 2
+        ids = await holder.fetch(
+            "SELECT id FROM entry_vectors WHERE user_id = $1 AND id <> $2", user, held_id
+        )
+        # numbered after the row committed first: a reader of rows after the
+        # highest number it saw misses none
+        assert len(ids) == 2 and all(r[0] > held_id for r in ids)
+    finally:
+        await holder.close()
+        await watcher.close()
         await store.aclose()
