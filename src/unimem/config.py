@@ -59,8 +59,9 @@ class MemoryConfig:
     #: Whether each user and assistant turn updates the user's facts
     #: (``UNIMEM_AUTO_FACTS``); facts pinned by hand work either way.
     auto_facts: bool = True
-    #: Most memory (bytes) dense recall's per-user vector matrices take; 0
-    #: scans the store for every search (``unimem.service.vector_cache``).
+    #: Most memory (bytes) dense recall's per-user vector matrices and indexes
+    #: take (``UNIMEM_VECTOR_CACHE_MB``); 0 scans the store for every search
+    #: (``unimem.service.vector_cache``).
     vector_cache_bytes: int = 256 * 1024 * 1024
 
     def __post_init__(self) -> None:

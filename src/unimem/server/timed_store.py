@@ -40,8 +40,9 @@ from ..stores.vectors import (
     PendingEntry,
     VectorBacklog,
     VectorRow,
+    VectorSnapshots,
     VectorStamp,
-    inner_snapshots,
+    vector_snapshots_of,
     vector_store_of,
 )
 from .metrics import Metrics
@@ -344,21 +345,31 @@ class TimedStore:
             return VectorBacklog(0, None)
         return await self._timed("vector_backlog", inner.vector_backlog())
 
+    def vector_snapshots(self) -> VectorSnapshots | None:
+        """This store (its reads timed) when the wrapped store keeps vector rows."""
+        return self if vector_snapshots_of(self.inner) is not None else None
+
+    def _snapshots(self) -> VectorSnapshots:
+        inner = vector_snapshots_of(self.inner)
+        if inner is None:  # vector_snapshots() said None: callers do not come here
+            raise ConfigurationError("the wrapped store keeps no vector rows")
+        return inner
+
     async def vector_stamp(self, user_id: str, model: str) -> VectorStamp:
         """The wrapped store's :class:`~unimem.stores.vectors.VectorSnapshots` stamp."""
-        inner = inner_snapshots(self.inner)
+        inner = self._snapshots()
         return await self._timed("vector_stamp", inner.vector_stamp(user_id, model))
 
     async def vector_rows(self, user_id: str, model: str, *, after: int) -> list[VectorRow]:
         """The wrapped store's vector rows after ``after``."""
-        inner = inner_snapshots(self.inner)
+        inner = self._snapshots()
         return await self._timed("vector_rows", inner.vector_rows(user_id, model, after=after))
 
     async def vector_entries(
         self, user_id: str, model: str, keys: Sequence[tuple[str, int]], filters: SearchFilters
     ) -> list[tuple[MemoryEntry, bytes]]:
         """The wrapped store's entries at ``keys`` with their vectors."""
-        inner = inner_snapshots(self.inner)
+        inner = self._snapshots()
         return await self._timed(
             "vector_entries", inner.vector_entries(user_id, model, keys, filters)
         )

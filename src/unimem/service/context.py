@@ -139,7 +139,7 @@ class ContextOperations:
             current_query, settings, store, tokens_of, language
         )
         if settings.enabled and settings.cross_session:
-            self._recall.prefetch(current_query)  # embedded while the store is read
+            self._recall.prefetch(owner, current_query)  # embedded while the store is read
         if rag_results is not None:
             rag_results = await self._core.privacy.redact_value(
                 list(rag_results), settings, store, tokens_of, language

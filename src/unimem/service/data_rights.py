@@ -8,6 +8,7 @@ live listeners of each session it touched receive a ``memory_deleted`` event.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
@@ -40,11 +41,20 @@ class DataRights:
     Args:
         core: the shared state.
         reveal: the owner's copy of an export (PHI tokens given their values).
+        forget: drops what this process holds in memory of a user's stored
+            text (recall's vector matrices and question embeddings), called
+            after each deletion of the user's data.
     """
 
-    def __init__(self, core: ServiceCore, reveal: RevealOperations) -> None:
+    def __init__(
+        self,
+        core: ServiceCore,
+        reveal: RevealOperations,
+        forget: Callable[[str], None] | None = None,
+    ) -> None:
         self._core = core
         self._reveal = reveal
+        self._forget = forget
 
     async def delete_user_memory(
         self,
@@ -109,6 +119,8 @@ class DataRights:
         if items is not None and kind != "session":  # items belong to no session
             counts["items"] = await items.delete_user_items(user, since=since)
         self._core.privacy.forget(ids, everything=kind == "all")
+        if self._forget is not None:
+            self._forget(user)
         receipt = DeletionReceipt(user_id=user, scope=kind, deleted_at=now, counts=counts)
         details: dict[str, Any] = {"scope": kind, "counts": counts, "sessions": len(ids)}
         if since is not None:
@@ -166,6 +178,8 @@ class DataRights:
         store = await self._core.ready_store()
         if state is None or not await store.delete_entry(session_id, entry_id):
             return False
+        if self._forget is not None:
+            self._forget(user)
         now = utcnow()
         details: dict[str, Any] = {"scope": "entry", "counts": {"entries": 1}}
         await store.append_audit(

@@ -137,7 +137,8 @@ class UnifiedMemoryService:
         )
         self._reveal = RevealOperations(self._core)
         self._privacy = PrivacyOperations(self._core)
-        self._rights = DataRights(self._core, self._reveal)
+        self._recall = RecallOperations(self._core, embedder)
+        self._rights = DataRights(self._core, self._reveal, forget=self._recall.forget)
         self._facts = FactOperations(self._core, self._reveal)
         self._fact_updates = FactUpdates(self._core, self._privacy, fact_extractor)
         self._reads = SessionReads(self._core, self._reveal)
@@ -145,7 +146,6 @@ class UnifiedMemoryService:
             self._core, self._privacy, self._rights, self._reads, self._fact_updates
         )
         self._items = ItemOperations(self._core)
-        self._recall = RecallOperations(self._core, embedder)
         self._indexer = RecallIndexer(self._core, embedder)
         self._context = ContextOperations(
             self._core, self._privacy, self._writes, self._recall, summarizer

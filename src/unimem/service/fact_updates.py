@@ -30,6 +30,7 @@ from ..models import Fact, MemoryEntry, MemorySettings, Role, utcnow
 from ..stores.contracts import DurableStore, FactsChanged
 from .core import ServiceCore
 from .fact_extractors import FactExtractor, FactTurn, RuleFactExtractor, ScreeningExtractor
+from .keyed_locks import KeyedLocks
 from .privacy import PrivacyOperations
 
 __all__ = ["FactUpdates"]
@@ -65,9 +66,8 @@ class FactUpdates:
         self._core = core
         self._privacy = privacy
         self.extractor: FactExtractor = extractor or RuleFactExtractor()
-        #: One user's turns update their facts one at a time, in order: each
-        #: owner's lock and how many updates hold or wait for it (dropped at 0).
-        self._locks: dict[str, tuple[asyncio.Lock, int]] = {}
+        #: One user's turns update their facts one at a time, in order.
+        self._locks: KeyedLocks[str] = KeyedLocks()
         self._pending: set[asyncio.Task[None]] = set()
         #: Turns the screen found nothing to look for in (their owner's facts not read).
         self.screened_out = 0
@@ -134,17 +134,8 @@ class FactUpdates:
                 first = await self._find(written, stored, reading)
                 if not first[1]:
                     return
-            lock, users = self._locks.get(owner, (asyncio.Lock(), 0))
-            self._locks[owner] = (lock, users + 1)
-            try:
-                async with lock:
-                    await self._observe(written, stored, settings, reading, first, seen)
-            finally:
-                lock, users = self._locks[owner]
-                if users == 1:
-                    del self._locks[owner]
-                else:
-                    self._locks[owner] = (lock, users - 1)
+            async with self._locks.hold(owner):
+                await self._observe(written, stored, settings, reading, first, seen)
         except Exception as exc:  # a fact must never cost the turn
             logger.warning(
                 "facts of an entry not updated (%s); the entry is stored", type(exc).__name__

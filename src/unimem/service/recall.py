@@ -52,15 +52,24 @@ class RecallOperations:
         self._core = core
         #: the model of dense recall (``None``: keyword only)
         self.embedder = embedder
-        cache = VectorCache(core.config.vector_cache_bytes)
-        self.dense = DenseRecall(embedder, cache) if embedder is not None else None
+        #: the users' vector matrices and indexes of dense recall
+        self.vectors = VectorCache(core.config.vector_cache_bytes)
+        self.dense = DenseRecall(embedder, self.vectors) if embedder is not None else None
 
-    def prefetch(self, question: str) -> None:
-        """Start embedding ``question`` when its dense query does not depend on
-        the turns before it (a build's store reads then overlap the embedding)."""
+    def prefetch(self, user_id: str, question: str) -> None:
+        """Start embedding ``user_id``'s ``question`` when its dense query does not
+        depend on the turns before it (a build's store reads then overlap the
+        embedding)."""
         text = standalone_text(question)
         if self.dense is not None and text is not None and vector_store_of(self._core.store):
-            self.dense.prefetch(text)
+            self.dense.prefetch(user_id, text)
+
+    def forget(self, user_id: str) -> None:
+        """Drop what this process keeps of the user's stored text: the vector
+        matrices and indexes, and the embeddings of the user's questions."""
+        self.vectors.forget(user_id)
+        if self.dense is not None:
+            self.dense.queries.forget(user_id)
 
     async def search_memory(
         self,

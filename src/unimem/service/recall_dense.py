@@ -1,9 +1,11 @@
 """Dense recall: the entries nearest the question's embedding, kept only when related.
 
 The question is embedded through :class:`~unimem.embeddings.cache.QueryEmbeddings`
-(the same question is embedded once, and the context builder starts it
-early); the user's vectors are scanned exactly, from the per-user matrices
-of :class:`~unimem.service.vector_cache.VectorCache` (or by the store). Only
+(the same question of the same user is embedded once, and the context
+builder starts it early, beside its store reads); the user's vectors are
+searched in the per-user matrices of
+:class:`~unimem.service.vector_cache.VectorCache` (exactly, or through an
+approximate index for a large history), or scanned by the store. Only
 user turns with at least two search terms are candidates, and only those
 within :data:`DENSE_MARGIN` of the best cosine and above the floor.
 
@@ -96,9 +98,9 @@ class DenseRecall:
         self.queries = QueryEmbeddings(embedder)
         self.vectors = vectors
 
-    def prefetch(self, text: str) -> None:
-        """Start embedding ``text`` now; the search that asks for it awaits it."""
-        self.queries.start(text)
+    def prefetch(self, user_id: str, text: str) -> None:
+        """Start embedding ``user_id``'s ``text`` now; the search that asks for it awaits it."""
+        self.queries.start(text, owner=user_id)
 
     async def search(
         self,
@@ -113,10 +115,10 @@ class DenseRecall:
         seconds) is when the embedding must have arrived."""
         try:
             if deadline is None:
-                asked = await self.queries.get(text)
+                asked = await self.queries.get(text, owner=user_id)
             else:
                 left = max(0.0, deadline - time.perf_counter())
-                asked = await asyncio.wait_for(self.queries.get(text), left)
+                asked = await asyncio.wait_for(self.queries.get(text, owner=user_id), left)
         except EmbeddingError as exc:
             log.warning("dense recall unavailable (%s); searching by keyword", exc)
             return DenseResult(degradations=[DEGRADATION_DENSE_UNAVAILABLE])

@@ -49,6 +49,8 @@ Environment variables (an empty value counts as unset):
 ``UNIMEM_EMBEDDINGS_MODEL``     model name sent to that endpoint (``nomic-embed-text``)
 ``UNIMEM_EMBEDDINGS_API_KEY``   bearer token of that endpoint, if it wants one
 ``UNIMEM_EMBEDDINGS_TIMEOUT``   seconds for each embeddings request (10)
+``UNIMEM_VECTOR_CACHE_MB``      memory (MiB) of dense recall's per-user vector matrices and
+                                indexes in each process (256; ``0``: the store scans)
 ==============================  ==============================================
 """
 

@@ -36,6 +36,7 @@ ENVIRONMENT: tuple[tuple[str, str, str], ...] = (
     ("UNIMEM_SESSION_TTL", "store", "session_ttl"),
     ("UNIMEM_SHORT_TERM_TTL", "store", "short_term_ttl"),
     ("UNIMEM_MAX_CLOCK_SKEW", "store", "max_clock_skew"),
+    ("UNIMEM_VECTOR_CACHE_MB", "store", "vector_cache_mb"),
     ("UNIMEM_JWT_SECRET", "auth", "jwt_secret"),
     ("UNIMEM_RATE_LIMIT", "server", "rate_limit"),
     ("UNIMEM_MAX_BODY_BYTES", "server", "max_body_bytes"),

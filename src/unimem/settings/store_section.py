@@ -32,6 +32,8 @@ class StoreSettings(Section):
     max_context_messages: int = Field(200, ge=1)
     max_history_messages: int = Field(10_000, ge=1)
     max_events: int = Field(1_000, ge=1)
+    #: MiB of dense recall's per-user vector matrices and indexes (0: the store scans).
+    vector_cache_mb: int = Field(256, ge=0)
 
     @property
     def durable_url(self) -> str:
@@ -50,4 +52,5 @@ class StoreSettings(Section):
             max_history_messages=self.max_history_messages,
             max_events=self.max_events,
             max_clock_skew_seconds=self.max_clock_skew,
+            vector_cache_bytes=self.vector_cache_mb * 1024 * 1024,
         )

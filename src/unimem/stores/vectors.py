@@ -33,8 +33,8 @@ __all__ = [
     "VectorSnapshots",
     "VectorStamp",
     "VectorStore",
+    "WrapsVectorSnapshots",
     "export_vectors",
-    "inner_snapshots",
     "vector_snapshots_of",
     "vector_store_of",
 ]
@@ -125,7 +125,8 @@ class VectorSnapshots(Protocol):
     """A vector store whose rows a process can keep in memory and keep current:
     it reads a user's rows stored after a row number, and tells by a stamp
     whether any were deleted since (then the copy is read again). A wrapper
-    whose wrapped store cannot raises ``NotImplementedError``."""
+    (layered, timed) says through :class:`WrapsVectorSnapshots` whether the
+    store it wraps can."""
 
     async def vector_stamp(self, user_id: str, model: str) -> VectorStamp:
         """The stamp of the user's ``model`` vectors now."""
@@ -147,22 +148,22 @@ class VectorSnapshots(Protocol):
         ...
 
 
+@runtime_checkable
+class WrapsVectorSnapshots(Protocol):
+    """A store wrapping another (layered, timed): its rows are the wrapped store's."""
+
+    def vector_snapshots(self) -> VectorSnapshots | None:
+        """The :class:`VectorSnapshots` to read (``None``: the wrapped store keeps
+        no rows; searches scan through :meth:`VectorStore.vector_search`)."""
+        ...
+
+
 def vector_snapshots_of(store: object) -> VectorSnapshots | None:
-    """``store`` as :class:`VectorSnapshots`, or ``None`` when it cannot say."""
+    """``store`` as :class:`VectorSnapshots` (a wrapper's answer for a wrapper),
+    or ``None`` when it cannot say."""
+    if isinstance(store, WrapsVectorSnapshots):
+        return store.vector_snapshots()
     return store if isinstance(store, VectorSnapshots) else None
-
-
-def inner_snapshots(store: object) -> VectorSnapshots:
-    """The wrapped store of a wrapper (layered, timed) as :class:`VectorSnapshots`.
-
-    Raises:
-        NotImplementedError: the wrapped store keeps no such rows (the caller
-            then scans through :meth:`VectorStore.vector_search`).
-    """
-    found = vector_snapshots_of(store)
-    if found is None:
-        raise NotImplementedError("the wrapped store keeps no vector rows")
-    return found
 
 
 def vector_store_of(store: object) -> VectorStore | None:

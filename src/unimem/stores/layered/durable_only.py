@@ -27,9 +27,8 @@ from ..search import KeywordHit, keyword_search_of
 from ..vectors import (
     PendingEntry,
     VectorBacklog,
-    VectorRow,
-    VectorStamp,
-    inner_snapshots,
+    VectorSnapshots,
+    vector_snapshots_of,
     vector_store_of,
 )
 
@@ -155,16 +154,8 @@ class DurableOnly:
         durable = vector_store_of(self.durable)
         return await durable.vector_backlog() if durable is not None else VectorBacklog(0, None)
 
-    async def vector_stamp(self, user_id: str, model: str) -> VectorStamp:
-        return await inner_snapshots(self.durable).vector_stamp(user_id, model)
-
-    async def vector_rows(self, user_id: str, model: str, *, after: int) -> list[VectorRow]:
-        return await inner_snapshots(self.durable).vector_rows(user_id, model, after=after)
-
-    async def vector_entries(
-        self, user_id: str, model: str, keys: Sequence[tuple[str, int]], filters: SearchFilters
-    ) -> list[tuple[MemoryEntry, bytes]]:
-        return await inner_snapshots(self.durable).vector_entries(user_id, model, keys, filters)
+    def vector_snapshots(self) -> VectorSnapshots | None:
+        return vector_snapshots_of(self.durable)
 
     # ------------------------------------------------------------------ items
 
