@@ -126,3 +126,33 @@ async def test_a_caller_that_stops_waiting_leaves_the_embedding_for_the_next():
         await asyncio.wait_for(cache.get("late question"), 0.01)
     await cache.get("late question")
     assert embedder.asked == ["late question"]
+
+
+async def test_one_users_question_embedding_is_not_served_to_another():
+    embedder = _Words()
+    cache = QueryEmbeddings(embedder)
+    mine = await cache.get("a b", owner="alice")
+    theirs = await cache.get("a b", owner="bob")
+    assert embedder.asked == ["a b", "a b"] and np.array_equal(mine, theirs)
+    await cache.get("a b", owner="alice")
+    cache.forget("alice")
+    await cache.get("a b", owner="alice")
+    await cache.get("a b", owner="bob")
+    assert embedder.asked == ["a b", "a b", "a b"]
+
+
+@pytest.mark.parametrize("scope", ["session", "day", "all"])
+async def test_deleting_a_users_data_drops_their_vectors_and_questions_from_memory(scope):
+    embedder = _Words()
+    svc = await _service(embedder)
+    try:
+        await svc.search_memory(QUESTION, user_id="a")
+        vectors = svc._recall.vectors
+        assert vectors.nbytes > 0
+        session = {"session_id": "old"} if scope == "session" else {}
+        await svc.delete_user_memory(scope, user_id="a", **session)
+        assert vectors.nbytes == 0
+        await svc.search_memory(QUESTION, user_id="a")
+    finally:
+        await svc.aclose()
+    assert embedder.asked == [QUESTION, QUESTION]  # asked again: the kept one was dropped

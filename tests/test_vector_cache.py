@@ -142,3 +142,60 @@ async def test_the_matrices_stay_within_their_bound(store):
     tiny = VectorCache(max_bytes=100)  # no matrix fits: the store scans
     hits = await tiny.search(store, "a", _vector(rng), model=MODEL, filters=USER_TURNS, limit=3)
     assert len(hits) == 3 and tiny.nbytes == 0
+
+
+async def test_a_large_users_index_answers_as_the_exact_scan_and_follows_the_store(store):
+    """From ``ann_min_rows`` rows the matrix gets an approximate index, built off
+    the event loop; its answers (candidates scored again exactly) match the
+    store's scan, rows stored later are added to it, and a deletion rebuilds it."""
+    rng = np.random.default_rng(5)
+    await _fill(store, 600, rng)
+    await _fill(store, 30, rng, user="other")
+    vectors = vector_store_of(store)
+    assert isinstance(vectors, VectorStore)
+    cache = VectorCache(ann_min_rows=100)
+    query = _vector(rng)
+    await cache.search(store, "u", query, model=MODEL, filters=USER_TURNS, limit=10)
+    await cache.wait_built()
+    for filters in (USER_TURNS, SearchFilters(exclude_session="u-s1", roles=["user"])):
+        for _ in range(5):
+            query = _vector(rng)
+            exact = await vectors.vector_search("u", query, model=MODEL, filters=filters, limit=10)
+            cached = await cache.search(store, "u", query, model=MODEL, filters=filters, limit=10)
+            assert cache.indexed_rows("u", MODEL) == 600
+            assert _keys(cached) == _keys(exact)
+            assert all(h.entry.user_id == "u" and h.entry.role == "user" for h in cached)
+            if filters.exclude_session is not None:
+                assert all(h.entry.session_id != "u-s1" for h in cached)
+    await _fill(store, 3, rng)  # three more rows of "u"
+    await cache.search(store, "u", query, model=MODEL, filters=USER_TURNS, limit=10)
+    assert cache.indexed_rows("u", MODEL) == 603
+    await store.delete_user_data("u", scope="session", session_ids=["u-s2"])
+    found = await cache.search(store, "u", query, model=MODEL, filters=USER_TURNS, limit=30)
+    assert found and all(h.entry.session_id != "u-s2" for h in found)
+    assert cache.indexed_rows("u", MODEL) == 0  # read again; the exact scan answers meanwhile
+    await cache.wait_built()
+    again = await cache.search(store, "u", query, model=MODEL, filters=USER_TURNS, limit=30)
+    assert 0 < cache.indexed_rows("u", MODEL) < 603
+    assert _keys(again) == _keys(found)
+
+
+async def test_forget_drops_the_users_matrices_and_indexes(store):
+    rng = np.random.default_rng(6)
+    await _fill(store, 200, rng)
+    await _fill(store, 40, rng, user="other")
+    cache = VectorCache(ann_min_rows=100)
+    for user in ("u", "other"):
+        await cache.search(store, user, _vector(rng), model=MODEL, filters=USER_TURNS, limit=3)
+    await cache.wait_built()
+    await cache.search(store, "u", _vector(rng), model=MODEL, filters=USER_TURNS, limit=3)
+    assert cache.indexed_rows("u", MODEL) == 200
+    cache.forget("u")
+    assert [k[0] for k in cache._users] == ["other"] and cache.indexed_rows("u", MODEL) == 0
+
+
+def test_the_cache_bound_is_a_setting():
+    from unimem.config import load_config
+
+    assert load_config({"UNIMEM_VECTOR_CACHE_MB": "64"}).vector_cache_bytes == 64 * 1024 * 1024
+    assert load_config({}).vector_cache_bytes == 256 * 1024 * 1024

@@ -186,6 +186,11 @@ class VectorCache:
         for key in [k for k in self._users if k[0] == user_id]:
             del self._users[key]
 
+    def indexed_rows(self, user_id: str, model: str) -> int:
+        """How many of the user's rows the approximate index holds (0: exact scans)."""
+        matrix = self._users.get((user_id, model))
+        return matrix.index.count if matrix is not None and matrix.index is not None else 0
+
     async def wait_built(self) -> None:
         """Wait until the indexes being built are ready (tests, benchmarks)."""
         building = [m.building for m in self._users.values() if m.building is not None]
