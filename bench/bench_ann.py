@@ -77,7 +77,7 @@ async def main() -> None:
     parser.add_argument("--rows", type=int, default=100_000)
     parser.add_argument("--k", type=int, default=30)
     args = parser.parse_args()
-    print(os.popen("uptime").read().strip())
+    print("load average", *(f"{v:.2f}" for v in os.getloadavg()))
     data = json.loads(DATA.read_text())
     turns = sorted(
         {t["content"] for u in data["users"] for s in u["sessions"] for t in s["turns"]
@@ -99,7 +99,7 @@ async def main() -> None:
     blend += gen.standard_normal(blend.shape, dtype=np.float32) * 0.01
     blend /= np.linalg.norm(blend, axis=1, keepdims=True)
     compare("distinct", blend.astype(np.float32), queries, args.k)
-    print(os.popen("uptime").read().strip())
+    print("load average", *(f"{v:.2f}" for v in os.getloadavg()))
 
 
 if __name__ == "__main__":
