@@ -69,7 +69,7 @@ PRESIDIO_TYPES = {
     "US_BANK_NUMBER": PhiType.ACCOUNT,
     "MEDICAL_LICENSE": PhiType.MRN,
 }
-HELD_OUT = frozenset({"names_heldout", "names_blind", "mixed_heldout"})
+HELD_OUT = frozenset({"names_heldout", "names_blind", "mixed_heldout", "mixed_heldout2"})
 Detector = Callable[[str, str | None], Sequence[PhiFinding]]
 
 
