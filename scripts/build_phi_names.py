@@ -1,7 +1,7 @@
 """Build the PHI detector's name and word lists from the US Census lists, Faker's
 per-locale name lists and word frequencies.
 
-Writes five files under ``src/unimem/privacy/data/`` (shipped with the package,
+Writes these files under ``src/unimem/privacy/data/`` (shipped with the package,
 read at run time by ``unimem.privacy.phi_lexicon``; nothing here is needed at
 run time):
 
@@ -17,7 +17,10 @@ run time):
   Latin letters, each word of a name on its own, that no Census list has
   (accents aside), that are no word of English, Spanish, French, German,
   Italian, Portuguese or Dutch (a Zipf frequency of ``MIN_ZIPF`` or more) and
-  at least three letters long.
+  at least three letters long;
+- ``words_<lang>.txt`` for the languages of ``LOCAL_LANGUAGES``: the ordinary words of
+  that language (used in it far more than in the others: "mesa", "blanco", "petit",
+  "koch"), which in text of that language are no name without a cue.
 
 A Census name is a common word too when (1) the system dictionary
 (``/usr/share/dict/words``, Debian's ``wamerican``) lists it in lowercase, (2) its
@@ -137,8 +140,51 @@ def _world(kind: str, census: dict[str, float], common: set[str]) -> list[str]:
         and _fold(w) not in census
         and w.replace("'", "") not in census
         and w not in common
-        and all(wordfreq.zipf_frequency(w, lang) < MIN_ZIPF for lang in WORD_LANGUAGES)
+        # English words are ``common`` (dictionary words, not "hamish"); the others by frequency
+        and all(wordfreq.zipf_frequency(w, lang) < MIN_ZIPF for lang in WORD_LANGUAGES[1:])
     )
+
+
+#: Languages given a list of their ordinary words, which in text of that language are
+#: no name without a cue ("la mesa", "le petit chat", "der Koch").
+LOCAL_LANGUAGES = ("es", "fr", "de", "it", "pt", "nl")
+LOCAL_ZIPF = 3.3
+#: How much more often than in the other languages (median of their Zipf frequencies)
+#: ``lang`` uses one of its words, one that is a surname too ("blanco", not "lópez")
+#: and one that is a given name too ("jürgen").
+LOCAL_EXCESS = 1.0
+LOCAL_EXCESS_SURNAME = 1.5
+LOCAL_EXCESS_GIVEN = 2.0
+
+
+def _local_words(lang: str, given: set[str], surnames: set[str]) -> list[str]:
+    """Words of ``lang`` used in it far more than in English and the other languages of
+    ``LOCAL_LANGUAGES``: its own words, where a name is about as frequent everywhere
+    ("juan" and "pierre" are frequent in every language). Elsewhere a word counts with
+    or without its accents ("garcía" is "garcia" in English)."""
+    others = [o for o in ("en", *LOCAL_LANGUAGES) if o != lang]
+
+    def seen(w: str, o: str) -> float:
+        return max(wordfreq.zipf_frequency(w, o), wordfreq.zipf_frequency(_fold(w), o))
+
+    found: list[str] = []
+    for w in wordfreq.top_n_list(lang, 60_000):
+        if not _LATIN_RE.fullmatch(w) or len(w) < 3:
+            continue
+        zipf = wordfreq.zipf_frequency(w, lang)
+        if zipf < LOCAL_ZIPF:
+            break
+        elsewhere = statistics.median(seen(w, o) for o in others)
+        folded = _fold(w)
+        if folded in given:
+            excess = LOCAL_EXCESS_GIVEN
+        elif folded in surnames:
+            excess = LOCAL_EXCESS_SURNAME
+        else:
+            excess = LOCAL_EXCESS
+        if zipf - elsewhere >= excess:
+            found.append(w)
+    return found
 
 
 def _write(name: str, header: str, words: list[str]) -> None:
@@ -161,10 +207,16 @@ def main() -> None:
         w = w.replace("'", "")  # "o'connell" is listed as "oconnell"
         return (w not in first or w in word_first) and (w not in last or w in word_last)
 
+    faker_names = set(_faker_names("first")) | set(_faker_names("last"))
     common = [
         w
         for w in wordfreq.top_n_list("en", 100_000)
-        if _WORD_RE.fullmatch(w) and _zipf(w) >= MIN_ZIPF and is_word(w)
+        if _WORD_RE.fullmatch(w)
+        and _zipf(w) >= MIN_ZIPF
+        and is_word(w)
+        # "hamish", "gunnar": frequent, but a name of Faker's lists that the dictionary
+        # has only capitalized ("African" and "Jurassic" stay words)
+        and (w in lowercase or "'" in w or w not in faker_names)
     ]
     made = "Made by scripts/build_phi_names.py; do not edit by hand."
     common_set = set(common)
@@ -191,6 +243,18 @@ def main() -> None:
         f"Surnames of the 1990 US Census list, most frequent first.\n{made}",
         sorted(last, key=lambda w: (-last[w], w)),
     )
+    given = set(first) | {_fold(w) for w in _faker_names("first")}
+    surnames = set(last) | {_fold(w) for w in _faker_names("last")}
+    for lang in LOCAL_LANGUAGES:
+        _write(
+            f"words_{lang}.txt",
+            f"Ordinary {lang} words: a Zipf frequency in {lang} of at least {LOCAL_ZIPF} and\n"
+            f"{LOCAL_EXCESS} above the median of the other languages of the script\n"
+            f"({LOCAL_EXCESS_SURNAME} for a surname, {LOCAL_EXCESS_GIVEN} for a given name), "
+            "so that\n"
+            f"mesa, blanco and petit are words, and juan, rosa, lópez and pierre are not.\n" + made,
+            _local_words(lang, given, surnames),
+        )
     _write(
         "english_words.txt",
         "English words with a Zipf frequency of at least "
