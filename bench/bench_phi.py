@@ -6,8 +6,8 @@ Prints recall and precision per PHI type and overall for each set (span
 overlap, same type: the scoring of ``unimem.privacy.phi_eval``, which the tests
 use too), then the latency of ``detect_phi`` and ``redact`` on 30-word
 utterances (p50/p99 in milliseconds), and the misses and false alarms. The
-misses of the held-out sets (``names_heldout``, ``names_blind``, ``mixed_heldout``) are not
-printed: they are never tuned on. Each set's line ends with the p50 of
+misses of the held-out sets (``names_heldout``, ``names_blind``, ``mixed_heldout``,
+``mixed_heldout2``) are not printed. Each set's line ends with the p50 of
 ``detect_phi`` per utterance of that set (each utterance timed five times).
 
 With ``--presidio`` (``pip install presidio-analyzer`` and an ``en_core_web_sm``
@@ -177,7 +177,7 @@ def main() -> None:
     parser.add_argument(
         "--sets",
         default="tune,heldout,challenge,blind,names_tune,names_heldout,names_blind,"
-        "mixed_tune,mixed_heldout",
+        "mixed_tune,mixed_heldout,multilingual_tune,mixed_heldout2",
     )
     parser.add_argument("--presidio", action="store_true", help="run Presidio beside it")
     args = parser.parse_args()

@@ -7,7 +7,7 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
-from .phi_lexicon import Lexicon
+from .phi_lexicon import Lexicon, local_words
 from .phi_number_runs import NumberRun, runs_of
 from .phi_number_words import Num
 from .phi_tokens import normalize, split
@@ -124,6 +124,8 @@ class Doc:
     #: transcript nor all capitals).
     cased: bool
     vocab: frozenset[str]
+    #: The ordinary words of the text's language ("mesa", "petit"): no name without a cue.
+    local: frozenset[str]
     digit: bool
     ascii_digit: bool
     spans: list[Span] = field(default_factory=list)
@@ -150,6 +152,7 @@ class Doc:
             # all capitals ("MRS. HOFFMAN CALLED") tell no more than a transcript
             cased=_cased(text, norm) and not text.isupper(),
             vocab=frozenset(lows),
+            local=local_words(language),
             digit=digit,
             ascii_digit=digit and _ASCII_DIGIT_RE.search(norm) is not None,
         )

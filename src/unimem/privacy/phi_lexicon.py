@@ -12,7 +12,11 @@ The name lists are the hand-written ``first_names.txt`` and ``surnames.txt``
 among them the names that are common words too ("grace", "will", "white").
 ``world_first_names.txt`` and ``world_surnames.txt`` add the names of other
 origins (Faker's per-locale lists) that no Census list has and that are no word.
-The Census, world and English lists are made by ``scripts/build_phi_names.py``.
+``words_<lang>.txt`` (Spanish, French, German, Italian, Portuguese, Dutch) list the
+ordinary words of that language ("mesa", "blanco", "petit", "koch"), read only for
+text in that language: there they are no name without a cue.
+The Census, world, English and per-language lists are made by
+``scripts/build_phi_names.py``.
 """
 
 from __future__ import annotations
@@ -26,7 +30,14 @@ from pathlib import Path
 from ..config import resolve_data_dir
 from ..errors import ConfigurationError
 
-__all__ = ["Lexicon", "clear_lexicon_cache", "fold", "get_lexicon", "medical_terms_path"]
+__all__ = [
+    "Lexicon",
+    "clear_lexicon_cache",
+    "fold",
+    "get_lexicon",
+    "local_words",
+    "medical_terms_path",
+]
 
 
 def _words(text: str) -> set[str]:
@@ -181,7 +192,26 @@ def _load(extra: Path) -> Lexicon:
     )
 
 
+#: The languages with a list of their ordinary words (``words_<lang>.txt``).
+LOCAL_LANGUAGES = frozenset({"es", "fr", "de", "it", "pt", "nl"})
+_NO_WORDS: frozenset[str] = frozenset()
+
+
+def local_words(language: str | None) -> frozenset[str]:
+    """The ordinary words of ``language`` (ISO 639-1, lowercase), with and without
+    accents; empty for English, None and the languages without a list."""
+    if language not in LOCAL_LANGUAGES:
+        return _NO_WORDS
+    return _load_local(language)
+
+
+@functools.lru_cache(maxsize=len(LOCAL_LANGUAGES))
+def _load_local(language: str) -> frozenset[str]:
+    return _with_folded(_words(_packaged(f"words_{language}.txt")))
+
+
 def clear_lexicon_cache() -> None:
     """Forget the loaded lexicons, so the next detection reads the files again."""
     _load.cache_clear()
     _extra_path.cache_clear()
+    _load_local.cache_clear()

@@ -22,9 +22,11 @@ def _phrases(kind: str, phrases: str) -> None:
 _phrases(
     "strong",
     "my name is,name is,my name's,name's,call me,calls me,named,name :,first name,last name,"
-    "surname,family name,given name,goes by,go by,me llamo,mi nombre es,"
+    "surname,family name,given name,goes by,go by,under the name,in the name of,me llamo,"
+    "mi nombre es,"
     "nombre es,se llama,je m'appelle,m'appelle,mon nom est,nom est,s'appelle,nombre :,nom :,"
-    "اسمي,إسمي,اسمه,اسمها,إسمه",
+    "اسمي,إسمي,اسمه,اسمها,إسمه,ich heiße,ich heisse,mein name ist,mi chiamo,il mio nome è,"
+    "meu nome é,me chamo,chamo-me,mijn naam is,ik heet",
 )
 
 
@@ -35,14 +37,20 @@ _phrases("object", "tell,ask,let,remind,page,told,asked,reminded,paged,under,ask
 
 # weak: only a known given name (or a capitalized word in typed text) follows.
 # patient: a known name follows ("Patient Nguyen Van An", not "Patient Portal").
-_phrases("patient", "patient,pt,paciente,patiente,المريض,المريضة")
+_phrases("patient", "patient,pt,caller,paciente,patiente,المريض,المريضة")
+
+
+# with: a known given name that is no word, then a surname, listed or not
+# ("an appointment with mei tanaka", "calling for beatriz olmedo").
+_phrases("with", "with,for,about,para,con,avec,pour")
 
 
 _phrases(
     "weak",
     "يا,i'm,i am,im,this is,it's,soy,je suis,c'est,ici,أنا,انا,hi,hello,hey,hola,bonjour,"
     "thanks,thank you,dear,spoke with,spoke to,talked to,talked with,talking to,"
-    "talking with,speak with,speak to,from :,to :,cc :,attn :,attention :,signed :",
+    "talking with,speak with,speak to,from :,to :,cc :,attn :,attention :,signed :,"
+    "regards,sincerely,cheers,sorry",
 )
 
 
@@ -51,7 +59,8 @@ _phrases(
     "dr,dr .,doctor,doctora,nurse practitioner,physician assistant,dra,dra .,docteur,"
     "mr,mr .,mrs,mrs .,ms,ms .,miss,mx,nurse,prof,"
     "professor,sr,sr .,sra,sra .,srta,señor,señora,señorita,don,doña,monsieur,madame,mme,"
-    "mlle,الدكتور,الدكتورة,د .,السيد,السيدة,الأستاذ,الاستاذ,dr",
+    "mlle,الدكتور,الدكتورة,د .,السيد,السيدة,الأستاذ,الاستاذ,dr,herr,frau,signor,"
+    "signora,dottore,dottoressa,dott,dott .,senhor,senhora,doutor,doutora,meneer,mevrouw",
 )
 
 
@@ -125,6 +134,16 @@ _PLACE_AFTER = frozenset(
 _ARTICLES = frozenset(words("the a an this that"))
 
 
+#: Determiners of the other languages: no name follows one without a cue
+#: ("une belle fontaine", "la rosa del jardín", "der Koch").
+_DETERMINERS = frozenset(
+    words(
+        "un une le la les des el los las una unos unas il lo gli der die das den dem ein "
+        "eine einen einem einer o os as um uma het een"
+    )
+)
+
+
 #: A weak introduction followed by one word and then these (or nothing) introduces
 #: that word alone as a name: "this is chidi from the pharmacy".
 _INTRO_CUES = frozenset({("this", "is"), ("it's",), ("its",)})
@@ -159,7 +178,18 @@ _SCORES = {
     "weak": 0.8,
     "bare": 0.7,
     "object": 0.75,
+    "with": 0.7,
 }
+
+
+#: Words after "call me", "calls me" that are no nickname ("call me back").
+_NOT_NICKNAMES = frozenset(
+    words(
+        "back later tomorrow today tonight soon anytime again often sometimes once twice "
+        "anything something everything nothing crazy old names whenever whatever directly "
+        "first asap instead sir ma'am maybe please"
+    )
+)
 
 
 #: Words before a name spelled out letter by letter ("spelled o k o n k w o").

@@ -4,12 +4,13 @@ starting at a token extends."""
 
 from __future__ import annotations
 
-from .phi_doc import Doc
+from .phi_doc import SENTENCE_END, Doc
 from .phi_lexicon import fold
 from .phi_name_cues import (
     _ARABIC_RE,
     _MEDICAL_NEXT,
     _NOT_AFTER_RELATION,
+    _NOT_NICKNAMES,
     _PARTICLES,
     _TITLE_WORDS,
     _VOWELS,
@@ -35,6 +36,27 @@ def _medical(doc: Doc, k: int) -> bool:
     return any(len(p) > 1 and p[1] == low for p in doc.lex.medical_phrases.get(prev, ()))
 
 
+def _local_at(doc: Doc, k: int) -> bool:
+    """Token ``k`` is an ordinary word of the text's language ("la mesa", "vestido
+    blanco"), and not capitalized inside a typed sentence ("habló con Ana Blanco"),
+    which in German, where every noun is, tells nothing."""
+    if not 0 <= k < len(doc.lows) or fold(doc.lows[k]) not in doc.local:
+        return False
+    return not (
+        doc.cased
+        and doc.language != "de"
+        and doc.capitalized(k)
+        and k > 0
+        and doc.lows[k - 1] not in SENTENCE_END
+    )
+
+
+def _local(doc: Doc, i: int, j: int) -> bool:
+    """A token of ``i``..``j`` is an ordinary word of the text's language: no name
+    unless a cue says so."""
+    return bool(doc.local) and any(_local_at(doc, k) for k in range(i, j + 1))
+
+
 def _arabic(low: str) -> bool:
     return not low.isascii() and _ARABIC_RE.search(low) is not None
 
@@ -48,7 +70,13 @@ def _plain(doc: Doc, k: int) -> bool:
         return False
     if low in _TITLE_WORDS:
         return False  # "Bonjour Monsieur Dupont": the title is no part of the name
-    return low not in doc.lex.common and low not in doc.lex.words and not _medical(doc, k)
+    stem = _stem(low)  # "my computer's ip": a word's possessive is a word
+    lex = doc.lex
+    if low in lex.common or low in lex.words or stem in lex.words or _medical(doc, k):
+        return False
+    # "je suis essoufflé quand": an ordinary word of the text's language is no name
+    # part, unless it is a listed name ("me llamo maría lópez")
+    return not doc.local or not _local_at(doc, k) or _known(doc, k)
 
 
 def _surname_next(doc: Doc, k: int, known: bool) -> bool:
@@ -118,9 +146,64 @@ def _cue_word_then_surname(doc: Doc, k: int) -> bool:
     )
 
 
+def _word_then_surname(doc: Doc, k: int) -> bool:
+    """Token ``k`` is a word that is no function word nor medical term ("sky", "temperance")
+    and a surname follows it: a listed one that is no word, or a word no list has."""
+    low = doc.low(k)
+    j = k + 1
+    return (
+        doc.free(k)
+        and doc.is_alpha(k)
+        and len(low) > 2
+        and low not in doc.lex.common
+        and low not in _TITLE_WORDS
+        and not _medical(doc, k)
+        and (not doc.cased or (doc.capitalized(k) and doc.capitalized(j)))
+        and _plain(doc, j)
+        and not _arabic(doc.low(j))
+        and (_known(doc, j) or len(doc.low(j)) > 3)
+    )
+
+
+def _nickname(doc: Doc, k: int) -> bool:
+    """Token ``k`` ends a "call me ..." clause and is a word that can be a nickname
+    ("everyone calls me chip", not "call me back")."""
+    low = doc.low(k)
+    after = doc.low(k + 1)
+    return (
+        doc.free(k)
+        and doc.is_alpha(k)
+        and len(low) > 2
+        and low not in doc.lex.common
+        and low not in _NOT_NICKNAMES
+        and not _medical(doc, k)
+        and (not doc.cased or doc.capitalized(k))
+        and (after in ("", ".", ",", "!", "?", "and", "but", "because", "since"))
+    )
+
+
+def _with_name(doc: Doc, k: int) -> bool:
+    """After "with", "for" ...: a known given name that is no word, then a surname."""
+    return (
+        _plain(doc, k)
+        and _given(doc, k)
+        and not _arabic(doc.low(k))
+        and (not doc.cased or doc.capitalized(k))
+        and _surname_next(doc, k, False)
+    )
+
+
 def _accept_first(doc: Doc, k: int, kind: str) -> bool:
+    if _local(doc, k, k) and not _given(doc, k):
+        # "mi hermana vive", "Im Herbst": an ordinary word of the text's language,
+        # unless a title and a capital say otherwise ("el doctor Blanco")
+        return kind == "title" and doc.cased and doc.capitalized(k)
     if kind == "object":
         return _object_name(doc, k)
+    if kind == "with":
+        return _with_name(doc, k)
+    if kind == "strong" and (_word_then_surname(doc, k) or _nickname(doc, k)):
+        return True  # "my name is sky whitcombe", "everyone calls me chip"
     if kind != "bare" and _cue_word_then_surname(doc, k):
         return True
     if (
@@ -130,6 +213,8 @@ def _accept_first(doc: Doc, k: int, kind: str) -> bool:
         and doc.is_alpha(k)
         and _given(doc, k)
         and doc.low(k) not in _NOT_AFTER_RELATION
+        # "mi abuelo está" is no "esta": an accented word is listed as written
+        and (doc.low(k).isascii() or doc.low(k) in doc.lex.first_names)
         and not _medical(doc, k)
     ):
         return True  # "my grandma pearl turned ninety six", not "my son will drive"
@@ -187,8 +272,13 @@ def _accept_first(doc: Doc, k: int, kind: str) -> bool:
     if _arabic(low):
         return given
     if kind == "bare":
-        # a given name alone, no cue: a frequent one ("ask james about the refill")
-        return fold(_stem(low)) in doc.lex.frequent_first_names
+        # a given name alone, no cue: a frequent one ("ask james about the refill"), in
+        # English (in French "je monte", in Italian "è alta" are no names)
+        # unless capitalized inside a typed sentence ("La enfermera Carmen me tomó")
+        return fold(_stem(low)) in doc.lex.frequent_first_names and (
+            doc.language in (None, "en")
+            or (doc.cased and k > 0 and doc.lows[k - 1] not in SENTENCE_END)
+        )
     if kind == "weak":
         return given or (doc.cased and doc.capitalized(k))
     # relation in a transcript: a known name, or an unknown word that is not a verb

@@ -20,10 +20,12 @@ Names are found these ways, most trusted first:
 from __future__ import annotations
 
 from .phi_doc import SENTENCE_END, Doc
+from .phi_lexicon import fold
 from .phi_name_cues import (
     _AFTER_INTRO,
     _ARTICLES,
     _CUE_FIRST,
+    _DETERMINERS,
     _INTRO_CUES,
     _KINDS,
     _LONGEST,
@@ -44,9 +46,11 @@ from .phi_name_words import (
     _given,
     _given_at,
     _letters_end,
+    _local,
     _medical,
     _name_cased,
     _plain,
+    _word_surname,
 )
 
 __all__ = ["find_names"]
@@ -62,11 +66,18 @@ def _find_spelled(doc: Doc, names: set[str]) -> None:
         if end < 0:
             k += 1
             continue
+        spelled = "".join(lows[k : end + 1])
+        if k > 0 and lows[k - 1] == spelled and _plain(doc, k - 1):
+            # "that's thorncroft t h o r n c r o f t": a word and its own spelling
+            doc.claim("PERSON", k - 1, k - 1, _SCORES["strong"])
+            doc.claim("PERSON", k, end, _SCORES["strong"])
+            k = end + 1
+            continue
         before = range(max(0, k - 3), k)
         if (
             any(doc.low(b) in _SPELL_CUES for b in before)
             or (k > 0 and doc.used[k - 1] and doc.low(k - 1).isalpha())
-            or "".join(lows[k : end + 1]) in names
+            or spelled in names
         ):
             doc.claim("PERSON", k, end, _SCORES["strong"])
         k = end + 1
@@ -156,10 +167,14 @@ def find_names(doc: Doc) -> None:
     for k in _given_at(doc):
         if not doc.free(k) or _arabic(lows[k]) or k in cue_tokens:
             continue  # "mon mari" is a cue, not a given name
+        if not (lows[k].isascii() or lows[k] in doc.lex.first_names or doc.capitalized(k)):
+            continue  # "la leña" is no "lena" (unless written as a name: "María")
         if _accept_first(doc, k, "bare"):
             end = _extend(doc, k, True)
             if doc.low(k - 1) in _PLACE_BEFORE or doc.low(end + 1) in _PLACE_AFTER:
                 continue
+            if _local(doc, k, end) or (doc.local and doc.low(k - 1) in _DETERMINERS):
+                continue  # "el vestido blanco", "le petit chat", "une belle fontaine"
             doc.claim("PERSON", k, end, _SCORES["bare"])
     _find_before_surnames(doc)
     if doc.cased or (doc.language == "en" and doc.norm.isascii()):
@@ -184,7 +199,7 @@ def _find_at_work(doc: Doc) -> None:
         if lows[k] in {"will", "may", "can"} or doc.low(k + 1) not in {"from", "at"}:
             continue
         place = k + 2 + (doc.low(k + 2) in {"the", "our", "your"})
-        if doc.low(place) in _WORKPLACES and not _medical(doc, k):
+        if doc.low(place) in _WORKPLACES and not _medical(doc, k) and not _local(doc, k, k):
             doc.claim("PERSON", k, k, _SCORES["bare"])
 
 
@@ -224,8 +239,23 @@ def _find_unlisted_pairs(doc: Doc) -> None:
             and _plain(doc, k + 1)
             and doc.low(k - 1) not in _PLACE_BEFORE
             and doc.low(k + 2) not in _PLACE_AFTER
+            and not _local(doc, k, k + 1)
         ):
             doc.claim("PERSON", k, _extend(doc, k + 1, True), _SCORES["bare"])
+        elif (
+            cased
+            and lows[k] in open_words
+            and doc.free(k, k + 1)
+            and _name_cased(doc.token_text(k))
+            and _name_cased(doc.token_text(k + 1))
+            and _plain(doc, k)
+            and (_given(doc, k) or fold(lows[k]) not in doc.lex.surnames)  # "Hyde Park"
+            and _word_surname(doc, k + 1)
+            and doc.low(k - 1) not in _PLACE_BEFORE
+            and doc.low(k + 2) not in _PLACE_AFTER
+            and not _local(doc, k, k + 1)
+        ):
+            doc.claim("PERSON", k, k + 1, _SCORES["bare"])  # "Booked Jiho Park"
 
 
 def _find_before_surnames(doc: Doc) -> None:
@@ -233,6 +263,8 @@ def _find_before_surnames(doc: Doc) -> None:
     name right before a known surname that is no common word either ("Percival
     Osei called", "so percival pierce told me"): an unlisted given name. In typed
     text both are capitalized."""
+    if not doc.cased and doc.language not in (None, "en"):
+        return  # "la glicemia prima", "dışkıda kan": in other languages only typed names
     hits = doc.lex.surnames.intersection(doc.vocab)
     if not hits:
         return
@@ -247,6 +279,7 @@ def _find_before_surnames(doc: Doc) -> None:
             and not _given(doc, k)
             and doc.low(k - 1) not in _PLACE_BEFORE
             and doc.low(j + 1) not in _PLACE_AFTER
+            and not _local(doc, k, j)
         ):
             doc.claim("PERSON", k, _extend(doc, j, True), _SCORES["bare"])
 
@@ -269,7 +302,11 @@ def _find_mentions(doc: Doc, parts: set[str]) -> None:
     parts = {
         p
         for p in parts
-        if len(p) > 2 and p.isalpha() and p not in lex.common and p not in lex.words
+        if len(p) > 2
+        and p.isalpha()
+        and p not in lex.common
+        and p not in lex.words
+        and fold(p) not in doc.local
     }
     if not parts or parts.isdisjoint(doc.vocab):
         return
