@@ -207,16 +207,17 @@ def main() -> None:
         w = w.replace("'", "")  # "o'connell" is listed as "oconnell"
         return (w not in first or w in word_first) and (w not in last or w in word_last)
 
-    faker_names = set(_faker_names("first")) | set(_faker_names("last"))
+    faker_given = set(_faker_names("first"))
+    dictionary = {w.lower() for w in DICTIONARY.read_text("utf-8").split()}
     common = [
         w
         for w in wordfreq.top_n_list("en", 100_000)
         if _WORD_RE.fullmatch(w)
         and _zipf(w) >= MIN_ZIPF
         and is_word(w)
-        # "hamish", "gunnar": frequent, but a name of Faker's lists that the dictionary
-        # has only capitalized ("African" and "Jurassic" stay words)
-        and (w in lowercase or "'" in w or w not in faker_names)
+        # "hamish", "gunnar": frequent, but a given name of Faker's lists that the
+        # dictionary does not have ("Texas", "African" and "de" stay words)
+        and (w in dictionary or len(w) < 4 or w not in faker_given)
     ]
     made = "Made by scripts/build_phi_names.py; do not edit by hand."
     common_set = set(common)
