@@ -189,8 +189,8 @@ def main() -> None:
         cases = load_cases(DATA / f"{name}.jsonl")
         result = score(cases)
         report(name, result, per_message_ms(cases, detect_phi))
-        if other is not None:
-            english: list[Case] = [c for c in cases if c.lang == "en"]
+        english: list[Case] = [c for c in cases if c.lang == "en"]
+        if other is not None and english:
             ours, theirs = score(english), score(english, other)
             ours_ms, theirs_ms = (
                 per_message_ms(english, detect_phi),
