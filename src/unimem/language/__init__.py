@@ -17,6 +17,7 @@ from .detector import (
 from .policy import (
     LanguageDecision,
     apply_language_policy,
+    decide_entry_language,
     decide_language,
     detection_needed,
     explicit_trigger,
@@ -27,6 +28,7 @@ __all__ = [
     "Detection",
     "LanguageDecision",
     "apply_language_policy",
+    "decide_entry_language",
     "decide_language",
     "detect",
     "detect_language",

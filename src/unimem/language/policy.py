@@ -20,6 +20,7 @@ __all__ = [
     "LanguageDecision",
     "SessionReader",
     "apply_language_policy",
+    "decide_entry_language",
     "decide_language",
     "detection_needed",
     "explicit_trigger",
@@ -113,37 +114,29 @@ class SessionReader(Protocol):
     async def get_session(self, session_id: str) -> SessionInfo | None: ...
 
 
-async def apply_language_policy(
-    entry: MemoryEntry, trigger: str | None, store: SessionReader
-) -> tuple[MemoryEntry, str | None]:
-    """Fill an entry's ``detected_language`` and decide its language before storing.
+def decide_entry_language(
+    entry: MemoryEntry, trigger: str | None
+) -> tuple[MemoryEntry, str | None, bool]:
+    """Fill an entry's ``detected_language`` and decide its language, reading nothing.
 
     ``detected_language``: what the caller gave, else the detection, else the
     entry's declared ``language`` (the detector abstains on "hello" or "ok").
     A user turn with an explicit ``language`` keeps it; its switch trigger is
     ``explicit_setting`` when the text is confidently another language.
-    A user turn without one is decided by :func:`decide_language` against the
-    session's current language, read with ``store.get_session`` only when the
-    text gets a confident detection: a confident turn is stored with its own
-    language (the session's spelling, e.g. ``pt-BR``, when they agree),
-    anything else with none, so that it inherits the session's.
-    ``trigger``, when the caller gave one, always wins.
-
-    Race: the language is read before the store's transaction, and the store
-    compares the entry's language with the state at commit
-    (:func:`unimem.stores.timeline.plan_entry`). If another writer switched in
-    between, a confident turn still carries the language it is written in,
-    so the store records the switch from the language actually current (or
-    none, when the other writer already switched to it: two racing writers
-    record one switch); an unsure turn inherits whatever is current. No turn
-    is labelled with a language its text contradicts.
+    A user turn without one that gets a confident detection is given the
+    detected language, and the third value is ``True``: the store then
+    decides against the session's current language at commit
+    (``append_entry(..., language_detected=True)``, see
+    :func:`unimem.stores.timeline.plan_entry`): the session's spelling
+    (``pt-BR``) when they agree, else a switch, ``auto_detected`` unless
+    ``trigger`` says otherwise. Any other turn is stored with no language, so
+    that it inherits the session's. ``trigger``, when the caller gave one,
+    always wins.
 
     A turn that arrives with both ``language`` and ``detected_language`` (a
     voice pipeline whose speech-to-text already identified the language, as in
     the spec's example) is not detected again: the explicit language decides
     and the given detection only labels a switch's trigger.
-
-    Raises whatever ``store.get_session`` raises (``StoreUnavailableError``).
     """
     found = _given_detection(entry)
     if found is None and entry.content:
@@ -156,14 +149,36 @@ async def apply_language_policy(
     update: dict[str, Any] = {
         "detected_language": entry.detected_language or found.language or entry.language
     }
+    detected = False
     if entry.role is Role.USER:
         if entry.language:
             trigger = trigger or explicit_trigger(entry.language, found).value
         elif found.language is not None:
-            state = await store.get_session(entry.session_id)
-            current = state.current_language if state is not None else None
-            decision = decide_language(entry.content, current, detection=found)
-            update["language"] = decision.language
-            if decision.switched and trigger is None and decision.trigger is not None:
-                trigger = decision.trigger.value
-    return entry.model_copy(update=update), trigger
+            update["language"] = found.language
+            detected = True
+    return entry.model_copy(update=update), trigger, detected
+
+
+async def apply_language_policy(
+    entry: MemoryEntry, trigger: str | None, store: SessionReader
+) -> tuple[MemoryEntry, str | None]:
+    """:func:`decide_entry_language`, with the session's current language read
+    first (``store.get_session``, only for a confidently detected turn) and
+    applied as :func:`decide_language` does, for a store told nothing of
+    the detection.
+
+    Race: the language is read before the store's transaction, so another
+    writer's switch in between is not seen (a store given
+    ``language_detected=True`` decides at commit instead, and has no race).
+
+    Raises whatever ``store.get_session`` raises (``StoreUnavailableError``).
+    """
+    decided, trigger, detected = decide_entry_language(entry, trigger)
+    if detected and decided.language is not None:
+        state = await store.get_session(entry.session_id)
+        current = state.current_language if state is not None else None
+        if _same_language(decided.language, current):
+            decided = decided.model_copy(update={"language": current})
+        elif current is not None and trigger is None:
+            trigger = SwitchTrigger.AUTO_DETECTED.value
+    return decided, trigger

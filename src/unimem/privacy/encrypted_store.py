@@ -86,6 +86,7 @@ class EncryptedStore:
         events_after: Sequence[MemoryEvent] = (),
         phi_guard: PhiGuard | None = None,
         vault: Sequence[VaultValue] = (),
+        language_detected: bool = False,
     ) -> AppendResult:
         result = await self.inner.append_entry(
             self.sealer.seal_entry(entry),
@@ -94,6 +95,7 @@ class EncryptedStore:
             events_after=events_after,
             phi_guard=phi_guard,
             vault=vault,
+            language_detected=language_detected,
         )
         result.entry = self.sealer.open_entry(result.entry)
         return result

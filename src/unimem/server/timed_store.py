@@ -91,6 +91,7 @@ class TimedStore:
         events_after: Sequence[MemoryEvent] = (),
         phi_guard: PhiGuard | None = None,
         vault: Sequence[VaultValue] = (),
+        language_detected: bool = False,
     ) -> AppendResult:
         return await self._timed(
             "append_entry",
@@ -101,6 +102,7 @@ class TimedStore:
                 events_after=events_after,
                 phi_guard=phi_guard,
                 vault=vault,
+                language_detected=language_detected,
             ),
         )
 

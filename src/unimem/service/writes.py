@@ -13,7 +13,7 @@ from typing import Any
 
 from ..errors import InvalidInputError, SessionNotFoundError, StoreUnavailableError
 from ..ids import new_id
-from ..language import apply_language_policy, detection_needed, is_warm, preload
+from ..language import decide_entry_language, detection_needed, is_warm, preload
 from ..models import (
     ConversationContext,
     EventType,
@@ -56,6 +56,13 @@ def _language(value: Any, field: str) -> str:
     if not checked:
         raise InvalidInputError(f"{field} must be an ISO 639 code such as 'en'", field=field)
     return checked
+
+
+async def _decided(
+    entry: MemoryEntry, trigger: str | None
+) -> tuple[MemoryEntry, str | None, bool]:
+    """:func:`decide_entry_language` as an awaitable, to run beside a round trip."""
+    return decide_entry_language(entry, trigger)
 
 
 class SessionWrites:
@@ -167,7 +174,7 @@ class SessionWrites:
         if known is None:
             loaded, decided = await asyncio.gather(
                 self._core.write_settings.load(store, owner),
-                apply_language_policy(prepared, trigger_value, store),
+                _decided(prepared, trigger_value),
                 return_exceptions=True,
             )
             if isinstance(decided, BaseException):
@@ -176,8 +183,9 @@ class SessionWrites:
                 raise loaded
             known, policy = loaded, decided
         else:
-            policy = await apply_language_policy(prepared, trigger_value, store)
-        prepared, trigger_value = policy
+            policy = decide_entry_language(prepared, trigger_value)
+        # a detected language is compared with the session's at commit, by the store
+        prepared, trigger_value, language_detected = policy
         for _ in range(SETTINGS_ATTEMPTS):
             write = await self._privacy.privacy_entry(prepared, store, known.settings)
             if not write.store:
@@ -202,6 +210,7 @@ class SessionWrites:
                     events_after=(phi_event,) if phi_event is not None else (),
                     phi_guard=write.phi_guard,
                     vault=vault,
+                    language_detected=language_detected,
                 )
             except SettingsChanged as changed:
                 known = self._core.write_settings.changed(owner, changed.current)

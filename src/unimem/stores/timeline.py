@@ -75,12 +75,18 @@ def _event(kind: EventType, entry: MemoryEntry, data: dict[str, Any]) -> MemoryE
     )
 
 
+def _same_language(detected: str, current: str | None) -> bool:
+    """``pt`` is the session's ``pt-BR``: a detection names no region."""
+    return current is not None and detected == current.partition("-")[0].lower()
+
+
 def plan_entry(
     state: SessionInfo | None,
     entry: MemoryEntry,
     *,
     trigger: str | None = None,
     events_after: Sequence[MemoryEvent] = (),
+    language_detected: bool = False,
 ) -> tuple[SessionInfo, MemoryEntry, list[MemoryEvent]]:
     """Apply one entry to a session's state.
 
@@ -96,6 +102,11 @@ def plan_entry(
     The first entry of a session sets the mode and language without an event;
     an entry without a language takes the session's.
     Assistant and system entries follow the session and never switch it.
+    ``language_detected``: the entry's ``language`` is a detection of its text
+    (no region), not the caller's choice; when the session's current language
+    is the same language in a regional spelling (``pt-BR`` for ``pt``), the
+    entry takes the session's spelling and does not switch it. Decided here,
+    against the state the write commits on, so no writer reads the state first.
     ``events_after`` (events about this entry, e.g. its ``phi_detected``) come
     after the entry's own events; one whose ``data["entry_id"]`` is the entry's
     id gets ``data["entry_seq"]``.
@@ -128,6 +139,8 @@ def plan_entry(
                 )
             )
         mode = entry.mode
+        if language_detected and entry.language and _same_language(entry.language, language):
+            entry = entry.model_copy(update={"language": language})
         if entry.language:
             if language is not None and entry.language != language:
                 switched = True

@@ -28,6 +28,7 @@ class TimelineStore(Protocol):
         events_after: Sequence[MemoryEvent] = (),
         phi_guard: PhiGuard | None = None,
         vault: Sequence[VaultValue] = (),
+        language_detected: bool = False,
     ) -> AppendResult:
         """Store ``entry`` (id, user, timestamp filled) atomically with the events it causes.
 
@@ -39,6 +40,9 @@ class TimelineStore(Protocol):
         session's last ``phi_detected`` event is still the one it names.
         ``vault`` (the sealed values of the tokens the entry introduced) is
         stored in the same transaction (see :meth:`VaultStore.put_vault_values`).
+        ``language_detected``: the entry's ``language`` is a detection of its
+        text, which takes the session's regional spelling when they are the
+        same language (see :func:`~unimem.stores.timeline.plan_entry`).
 
         Assigns ``seq``. An entry whose ``id`` is already stored in the session is
         not stored again: the stored one is returned with ``created=False``.

@@ -112,6 +112,7 @@ class LayeredStore(DurableOnly):
         events_after: Sequence[MemoryEvent] = (),
         phi_guard: PhiGuard | None = None,
         vault: Sequence[VaultValue] = (),
+        language_detected: bool = False,
     ) -> AppendResult:
         result = await self.durable.append_entry(
             entry,
@@ -120,6 +121,7 @@ class LayeredStore(DurableOnly):
             events_after=events_after,
             phi_guard=phi_guard,
             vault=vault,
+            language_detected=language_detected,
         )
         state = result.session
         if not result.created or state is None:

@@ -87,6 +87,7 @@ class InMemoryStore(MemoryUserData, MemoryPrivacy, MemoryItems):
         events_after: Sequence[MemoryEvent] = (),
         phi_guard: PhiGuard | None = None,
         vault: Sequence[VaultValue] = (),
+        language_detected: bool = False,
     ) -> AppendResult:
         session = self._sessions.get(entry.session_id)
         if settings_guard is not None or phi_guard is not None:
@@ -107,7 +108,11 @@ class InMemoryStore(MemoryUserData, MemoryPrivacy, MemoryItems):
             if existing is not None and existing.user_id == entry.user_id:
                 return AppendResult(existing, [], created=False, session=session.state)
         state, stored, events = plan_entry(
-            session.state if session else None, entry, trigger=trigger, events_after=events_after
+            session.state if session else None,
+            entry,
+            trigger=trigger,
+            events_after=events_after,
+            language_detected=language_detected,
         )
         if session is None:
             session = self._sessions[entry.session_id] = StoredSession(state)

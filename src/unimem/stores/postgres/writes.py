@@ -163,12 +163,17 @@ class PostgresWrites:
         events_after: Sequence[MemoryEvent] = (),
         phi_guard: PhiGuard | None = None,
         vault: Sequence[VaultValue] = (),
+        language_detected: bool = False,
     ) -> AppendResult:
         async with self._serial(entry.session_id), self._conn() as conn:
             cached = self._states.get(entry.session_id)
             if cached is not None:
                 state, stored, events = plan_entry(
-                    cached.state, entry, trigger=trigger, events_after=events_after
+                    cached.state,
+                    entry,
+                    trigger=trigger,
+                    events_after=events_after,
+                    language_detected=language_detected,
                 )
                 text = stored.model_dump_json()
                 if await self._write_planned(
@@ -176,7 +181,8 @@ class PostgresWrites:
                 ):
                     return AppendResult(stored, events, True, state, text)
             return await self._append_locked(
-                conn, entry, trigger, settings_guard, events_after, phi_guard, vault
+                conn, entry, trigger, settings_guard, events_after, phi_guard, vault,
+                language_detected,
             )
 
     async def _append_locked(
@@ -188,6 +194,7 @@ class PostgresWrites:
         events_after: Sequence[MemoryEvent] = (),
         phi_guard: PhiGuard | None = None,
         vault: Sequence[VaultValue] = (),
+        language_detected: bool = False,
     ) -> AppendResult:
         for _ in range(3):
             async with conn.transaction():
@@ -201,7 +208,11 @@ class PostgresWrites:
                     self._remember(state, version)
                     return AppendResult(entry_from_json(row[2]), [], created=False, session=state)
                 new_state, stored, events = plan_entry(
-                    state, entry, trigger=trigger, events_after=events_after
+                    state,
+                    entry,
+                    trigger=trigger,
+                    events_after=events_after,
+                    language_detected=language_detected,
                 )
                 text = stored.model_dump_json()
                 if await self._write(

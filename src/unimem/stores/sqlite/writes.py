@@ -58,6 +58,7 @@ class SQLiteWrites:
         events_after: Sequence[MemoryEvent] = (),
         phi_guard: PhiGuard | None = None,
         vault: Sequence[VaultValue] = (),
+        language_detected: bool = False,
     ) -> AppendResult:
         with self._tx() as cur:
             if settings_guard is not None or phi_guard is not None:
@@ -77,7 +78,11 @@ class SQLiteWrites:
                     existing = entry_from_json(row[0])
                     return AppendResult(existing, [], created=False, session=state)
             state, stored, events = plan_entry(
-                state, entry, trigger=trigger, events_after=events_after
+                state,
+                entry,
+                trigger=trigger,
+                events_after=events_after,
+                language_detected=language_detected,
             )
             cur.execute(
                 "INSERT INTO entries (session_id, seq, id, user_id, ts_us, data) "
