@@ -127,3 +127,31 @@ async def test_fifty_concurrent_writes_get_gap_free_seq(service: UnifiedMemorySe
     history = await service.get_history("busy", max_messages=100)
     assert [e.seq for e in history] == list(range(1, 51))
     assert {e.content for e in history} == {f"m{i}" for i in range(50)}
+
+
+async def test_a_detected_language_takes_the_sessions_spelling_at_commit(
+    service: UnifiedMemoryService,
+):
+    """A typed turn's detected ``pt`` in a session that is ``pt-BR`` keeps
+    ``pt-BR`` and does not switch: the store decides against the state it
+    commits on. A detected ``es`` switches from ``pt-BR``; an explicit ``pt``
+    is the caller's choice and switches too."""
+    portuguese = "eu tenho tomado os comprimidos para a pressão todas as manhãs com o café"
+    spanish = "he tomado las pastillas para la presión todas las mañanas con el desayuno"
+    await service.add_entry("s1", user("bom dia", language="pt-BR"), user_id="u1")
+    same = await service.add_entry("s1", user(portuguese), user_id="u1")
+    assert (same.language, same.detected_language, same.language_switched) == (
+        "pt-BR",
+        "pt",
+        False,
+    )
+    other = await service.add_entry("s1", user(spanish), user_id="u1")
+    assert (other.language, other.language_switched) == ("es", True)
+    explicit = await service.add_entry("s1", user(portuguese, language="pt"), user_id="u1")
+    assert (explicit.language, explicit.language_switched) == ("pt", True)
+    switches = await service.get_events("s1", event_type="language_switch", limit=10)
+    assert [(e.data["from_language"], e.data["to_language"], e.data["trigger"]) for e in switches] == [
+        ("pt-BR", "es", "auto_detected"),
+        ("es", "pt", "auto_detected"),
+    ]
+    assert (await service.get_session("s1", user_id="u1")).languages_used == ["pt-BR", "es", "pt"]
