@@ -150,7 +150,9 @@ async def test_a_detected_language_takes_the_sessions_spelling_at_commit(
     explicit = await service.add_entry("s1", user(portuguese, language="pt"), user_id="u1")
     assert (explicit.language, explicit.language_switched) == ("pt", True)
     switches = await service.get_events("s1", event_type="language_switch", limit=10)
-    assert [(e.data["from_language"], e.data["to_language"], e.data["trigger"]) for e in switches] == [
+    assert [
+        (e.data["from_language"], e.data["to_language"], e.data["trigger"]) for e in switches
+    ] == [
         ("pt-BR", "es", "auto_detected"),
         ("es", "pt", "auto_detected"),
     ]

@@ -13,7 +13,9 @@ stays stored.
 The owner's current facts are read from the store only for a turn the
 extractor may find something in: the rules screen each turn first, from its
 text alone (:func:`unimem.facts.read_turn`), and a turn of chatter costs no
-round trip.
+round trip. The screen, the read and the extractor run while the turn
+commits (:meth:`FactUpdates.read_ahead`), so they add no round trip of their
+own to the write; a change is stored, as before, before ``add_entry`` returns.
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ from .fact_extractors import FactExtractor, FactTurn, RuleFactExtractor, Screeni
 from .keyed_locks import KeyedLocks
 from .privacy import PrivacyOperations
 
-__all__ = ["FactUpdates"]
+__all__ = ["FactUpdates", "ReadAhead"]
 
 logger = logging.getLogger("unimem.facts")
 
@@ -46,6 +48,35 @@ CLINICAL_TIMES = ("date", "time", "when", "onset", "onset_date")
 
 #: The owner's current facts as read, and the changes a turn makes to them.
 _Found = tuple[list[Fact], list[FactChange]]
+
+
+class ReadAhead:
+    """A turn's facts being found while the turn commits
+    (:meth:`FactUpdates.read_ahead`): the screen, the read of the owner's
+    current facts and the extractor's changes. :meth:`FactUpdates.observe_turn`
+    uses them when the turn was stored as it was found with; :meth:`discard`
+    drops them otherwise."""
+
+    __slots__ = ("applied", "found", "language", "reading")
+
+    def __init__(self, language: str | None, applied: int) -> None:
+        #: the language the turn was read in (its stored one, unless the store changed it)
+        self.language = language
+        #: :attr:`FactUpdates._applied` when the read started
+        self.applied = applied
+        #: the screen's reading of the turn
+        self.reading: TurnReading | None = None
+        #: the current facts and the changes; ``None``: screened out
+        self.found: asyncio.Future[_Found | None] | None = None
+
+    def discard(self) -> None:
+        """Stop the work (its failure, if it failed, is not reported)."""
+        if self.found is None:
+            return
+        if not self.found.done():
+            self.found.cancel()
+        elif not self.found.cancelled():
+            self.found.exception()
 
 
 class FactUpdates:
@@ -79,31 +110,79 @@ class FactUpdates:
         while self._pending:
             await asyncio.gather(*self._pending, return_exceptions=True)
 
+    def _observed(self, entry: MemoryEntry, settings: MemorySettings) -> bool:
+        return (
+            self._core.config.auto_facts
+            and entry.role in (Role.USER, Role.ASSISTANT)
+            and settings.enabled
+            and bool(entry.content.strip())  # not stored (voice transcripts off)
+        )
+
+    def _screen(self, written: MemoryEntry, entry: MemoryEntry) -> tuple[bool, TurnReading | None]:
+        """Whether the owner's facts must be read for the turn, and its reading.
+        Raises what the extractor's screen raises."""
+        if not isinstance(self.extractor, ScreeningExtractor):
+            return True, None
+        language = entry.language or entry.detected_language
+        reading = self.extractor.screen(written.content, entry.role.value, language)
+        return reading is not None, reading
+
+    def read_ahead(
+        self, written: MemoryEntry, entry: MemoryEntry, settings: MemorySettings
+    ) -> ReadAhead | None:
+        """Start finding the facts of a turn about to be stored (``entry``: as
+        it will be stored, before the store numbers it), to run while the turn
+        commits; ``None`` when its update will read under the owner's lock
+        anyway. Pass the result to :meth:`observe_turn`, or discard it."""
+        if (
+            self.extractor.background
+            or entry.user_id in self._locks
+            or not self._observed(entry, settings)
+        ):
+            return None
+        ahead = ReadAhead(entry.language or entry.detected_language, self._applied)
+        ahead.found = asyncio.ensure_future(self._found_ahead(written, entry, ahead))
+        return ahead
+
+    async def _found_ahead(
+        self, written: MemoryEntry, entry: MemoryEntry, ahead: ReadAhead
+    ) -> _Found | None:
+        needed, ahead.reading = self._screen(written, entry)
+        return await self._find(written, entry, ahead.reading) if needed else None
+
     async def observe_turn(
-        self, written: MemoryEntry, stored: MemoryEntry, settings: MemorySettings
+        self,
+        written: MemoryEntry,
+        stored: MemoryEntry,
+        settings: MemorySettings,
+        ahead: ReadAhead | None = None,
     ) -> None:
         """Update the owner's facts from a turn just stored (``written``: the
-        turn as written, ``stored``: as stored), or hand it to the background
-        when the extractor runs there. Never raises."""
-        if (
-            not self._core.config.auto_facts
-            or stored.role not in (Role.USER, Role.ASSISTANT)
-            or not settings.enabled
-            or not stored.content.strip()  # not stored (voice transcripts off)
+        turn as written, ``stored``: as stored; ``ahead``: what
+        :meth:`read_ahead` started), or hand it to the background when the
+        extractor runs there. Never raises."""
+        if ahead is not None and (
+            ahead.found is None
+            or not self._observed(stored, settings)
+            or ahead.language != (stored.language or stored.detected_language)
         ):
+            ahead.discard()  # the store gave the turn another language: find again
+            ahead = None
+        if ahead is not None:
+            await self._observe_safely(written, stored, settings, None, ahead)
+            return
+        if not self._observed(stored, settings):
             return
         reading: TurnReading | None = None
         if isinstance(self.extractor, ScreeningExtractor):
             try:
-                reading = self.extractor.screen(
-                    written.content, stored.role.value, stored.language or stored.detected_language
-                )
+                needed, reading = self._screen(written, stored)
             except Exception as exc:  # a fact must never cost the turn
                 logger.warning(
                     "facts of an entry not read (%s); the entry is stored", type(exc).__name__
                 )
                 return
-            if reading is None:
+            if not needed:
                 self.screened_out += 1
                 return
         if self.extractor.background:
@@ -119,13 +198,33 @@ class FactUpdates:
         stored: MemoryEntry,
         settings: MemorySettings,
         reading: TurnReading | None,
+        ahead: ReadAhead | None = None,
     ) -> None:
         started = time.perf_counter()
         owner = stored.user_id
         try:
             first: _Found | None = None
             seen = self._applied
-            if owner not in self._locks and not self.extractor.background:
+            if ahead is not None and ahead.found is not None:
+                # found while the turn committed, with the facts as they were
+                # before any update that started since (``seen``): _observe
+                # finds them again when one was stored meanwhile
+                seen = ahead.applied
+                try:
+                    found = await ahead.found
+                except Exception as exc:  # a fact must never cost the turn
+                    logger.warning(
+                        "facts of an entry not read (%s); the entry is stored", type(exc).__name__
+                    )
+                    return
+                reading = ahead.reading
+                if found is None:
+                    self.screened_out += 1
+                    return
+                first = found
+                if not first[1]:
+                    return
+            elif owner not in self._locks and not self.extractor.background:
                 # no update of this user's facts runs in this process: read them
                 # without waiting; only a turn that changes one takes the lock
                 # (one user's many sessions at once do not queue behind it).
@@ -143,12 +242,16 @@ class FactUpdates:
         finally:
             logger.debug("facts of a turn: %.2f ms", (time.perf_counter() - started) * 1e3)
 
+    async def _current(self, user_id: str) -> list[Fact]:
+        """The owner's current facts, as stored now."""
+        store = await self._core.ready_store()
+        return [f for f in await store.list_facts(user_id) if f.current]
+
     async def _find(
         self, written: MemoryEntry, stored: MemoryEntry, reading: TurnReading | None
     ) -> _Found:
         """The owner's current facts and the changes the turn makes to them."""
-        store = await self._core.ready_store()
-        current = [f for f in await store.list_facts(stored.user_id) if f.current]
+        current = await self._current(stored.user_id)
         turn = FactTurn(
             text=written.content,
             stored_text=stored.content,

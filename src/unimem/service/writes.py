@@ -28,7 +28,7 @@ from ..stores.contracts import SessionTtlStore, SettingsChanged, TokensChanged
 from ..validation import check_content, check_content_size, check_id, check_not_future
 from .core import ServiceCore, visible
 from .data_rights import POLICY_ACTOR, DataRights
-from .fact_updates import FactUpdates
+from .fact_updates import FactUpdates, ReadAhead
 from .privacy import PrivacyOperations
 from .session_reads import SessionReads
 
@@ -58,9 +58,7 @@ def _language(value: Any, field: str) -> str:
     return checked
 
 
-async def _decided(
-    entry: MemoryEntry, trigger: str | None
-) -> tuple[MemoryEntry, str | None, bool]:
+async def _decided(entry: MemoryEntry, trigger: str | None) -> tuple[MemoryEntry, str | None, bool]:
     """:func:`decide_entry_language` as an awaitable, to run beside a round trip."""
     return decide_entry_language(entry, trigger)
 
@@ -186,43 +184,54 @@ class SessionWrites:
             policy = decide_entry_language(prepared, trigger_value)
         # a detected language is compared with the session's at commit, by the store
         prepared, trigger_value, language_detected = policy
-        for _ in range(SETTINGS_ATTEMPTS):
-            write = await self._privacy.privacy_entry(prepared, store, known.settings)
-            if not write.store:
-                if not known.fresh:  # confirm before dropping a turn
-                    known = await self._core.write_settings.load(store, owner)
-                    continue
-                return write.entry
-            # the phi_detected event (types and counts) commits with the entry
-            phi_event = self._privacy.phi_event(write.phi, write.tokens, write.entry)
-            # the values of the tokens it introduces commit with it too (the vault)
-            vault = self._privacy.vault_values(
-                write.tokens if phi_event is not None else None,
-                write.entry.user_id,
-                session_id,
-                write.entry.timestamp,
-            )
-            try:
-                result = await store.append_entry(
-                    write.entry,
-                    trigger=trigger_value,
-                    settings_guard=known.guard,
-                    events_after=(phi_event,) if phi_event is not None else (),
-                    phi_guard=write.phi_guard,
-                    vault=vault,
-                    language_detected=language_detected,
+        ahead: ReadAhead | None = None
+        try:
+            for _ in range(SETTINGS_ATTEMPTS):
+                write = await self._privacy.privacy_entry(prepared, store, known.settings)
+                if not write.store:
+                    if not known.fresh:  # confirm before dropping a turn
+                        known = await self._core.write_settings.load(store, owner)
+                        continue
+                    if ahead is not None:
+                        ahead.discard()
+                    return write.entry
+                # the phi_detected event (types and counts) commits with the entry
+                phi_event = self._privacy.phi_event(write.phi, write.tokens, write.entry)
+                # the values of the tokens it introduces commit with it too (the vault)
+                vault = self._privacy.vault_values(
+                    write.tokens if phi_event is not None else None,
+                    write.entry.user_id,
+                    session_id,
+                    write.entry.timestamp,
                 )
-            except SettingsChanged as changed:
-                known = self._core.write_settings.changed(owner, changed.current)
-                continue
-            except TokensChanged:  # another process recorded PHI here: read its map
-                self._core.privacy.forget([session_id])
-                continue
-            break
-        else:
-            raise StoreUnavailableError(
-                "the user's settings kept changing during this write; retry"
-            )
+                if ahead is None and self._facts is not None:
+                    # the owner's facts are read while the turn commits
+                    ahead = self._facts.read_ahead(prepared, write.entry, write.settings)
+                try:
+                    result = await store.append_entry(
+                        write.entry,
+                        trigger=trigger_value,
+                        settings_guard=known.guard,
+                        events_after=(phi_event,) if phi_event is not None else (),
+                        phi_guard=write.phi_guard,
+                        vault=vault,
+                        language_detected=language_detected,
+                    )
+                except SettingsChanged as changed:
+                    known = self._core.write_settings.changed(owner, changed.current)
+                    continue
+                except TokensChanged:  # another process recorded PHI here: read its map
+                    self._core.privacy.forget([session_id])
+                    continue
+                break
+            else:
+                raise StoreUnavailableError(
+                    "the user's settings kept changing during this write; retry"
+                )
+        except BaseException:
+            if ahead is not None:
+                ahead.discard()
+            raise
         if result.created:
             live = result.entry
             if write.live is not None:  # a voice transcript kept for live listeners only
@@ -234,7 +243,9 @@ class SessionWrites:
                 self._core.privacy.recorded(session_id, write.tokens, phi_event.seq)
             if self._facts is not None:
                 # the turn as written (in memory only) and as stored
-                await self._facts.observe_turn(prepared, result.entry, write.settings)
+                await self._facts.observe_turn(prepared, result.entry, write.settings, ahead)
+        elif ahead is not None:
+            ahead.discard()
         return result.entry
 
     async def add_event(

@@ -181,7 +181,13 @@ class PostgresWrites:
                 ):
                     return AppendResult(stored, events, True, state, text)
             return await self._append_locked(
-                conn, entry, trigger, settings_guard, events_after, phi_guard, vault,
+                conn,
+                entry,
+                trigger,
+                settings_guard,
+                events_after,
+                phi_guard,
+                vault,
                 language_detected,
             )
 
