@@ -302,3 +302,28 @@ async def test_one_users_updates_never_overlap_when_a_turn_arrives_as_the_lock_p
     # closing the service waits for the facts of every turn handed to the background
     assert ordered.texts == ["one", "two", "three"]
     assert ordered.most == 1
+
+
+async def test_a_turn_that_takes_the_sessions_language_is_read_in_it():
+    """A turn no detection is sure of ("metformin 500 mg") takes the session's
+    language at commit; its facts, found beside the commit before that was
+    known, are found again in the stored language, and stored."""
+    from unimem.service.fact_extractors import RuleFactExtractor
+
+    class Recording(RuleFactExtractor):
+        def __init__(self) -> None:
+            self.languages: list[str | None] = []
+
+        async def extract(self, turn: FactTurn) -> list[FactChange]:
+            self.languages.append(turn.language)
+            return await super().extract(turn)
+
+    recording = Recording()
+    async with UnifiedMemoryService(fact_extractor=recording) as svc:
+        await say(svc, "good morning, I would like to ask about my pills")
+        stored = await say(svc, "metformin 500 mg")
+        assert (stored.language, stored.detected_language) == ("en", None)
+        assert recording.languages[-1] == "en"
+        assert [(f.key, f.value) for f in await svc.list_facts(user_id="u1")] == [
+            ("medication:metformin", "500 mg")
+        ]
