@@ -42,7 +42,7 @@ def api_schema(tmp_path_factory: pytest.TempPathFactory) -> Iterator[schemathesi
     )
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
-    deadline = time.monotonic() + 10
+    deadline = time.monotonic() + 60
     while not server.started:
         if time.monotonic() > deadline or not thread.is_alive():
             raise RuntimeError("the server did not start")
