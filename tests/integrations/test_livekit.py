@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager
+from typing import Any
 
 import pytest
 from livekit import rtc
@@ -27,14 +28,34 @@ def chat() -> Iterator[FakeChat]:
 
 
 @asynccontextmanager
-async def _session(chat: FakeChat, memory: AgentMemory) -> AsyncIterator[AgentSession]:
+async def _session(
+    chat: FakeChat, memory: AgentMemory, heard: _ScriptedSTT | None = None
+) -> AsyncIterator[AgentSession]:
+    """An ``AgentSession`` on the fake LLM with ``memory`` attached; with ``heard``,
+    speech comes through that STT and the end of a turn is the STT's (no
+    preemptive replies). Pending writes are finished on the way out."""
+    speech: dict[str, Any] = {}
+    if heard is not None:
+        speech = {
+            "stt": heard,
+            "turn_handling": {"turn_detection": "stt", "preemptive_generation": {"enabled": False}},
+        }
     async with (
         openai.LLM(model="tiny", base_url=chat.url, api_key="unused") as model,
-        AgentSession(llm=model) as session,
+        AgentSession(llm=model, **speech) as session,
     ):
         memory.attach(session)
         yield session
     await memory.flush()
+
+
+def _roles_added(session: AgentSession) -> list[str]:
+    """The role (or item type) of each item the session adds to its history, as added."""
+    added: list[str] = []
+    session.on(
+        "conversation_item_added", lambda e: added.append(getattr(e.item, "role", e.item.type))
+    )
+    return added
 
 
 async def test_turns_are_stored_and_memory_reaches_the_llm(
@@ -244,24 +265,12 @@ async def test_spoken_turns_are_stored_with_the_language_the_stt_heard(
     memory = AgentMemory(adapter_memory, "visit-stt", user_id="alice")
     heard = _ScriptedSTT()
     transcripts: list[tuple[str, str, bool]] = []
-    added: list[str] = []
     chat.pieces = ["Tómela", " con comida."]
-    async with (
-        openai.LLM(model="tiny", base_url=chat.url, api_key="unused") as model,
-        AgentSession(
-            stt=heard,
-            llm=model,
-            turn_handling={"turn_detection": "stt", "preemptive_generation": {"enabled": False}},
-        ) as session,
-    ):
-        memory.attach(session)
+    async with _session(chat, memory, heard) as session:
+        added = _roles_added(session)
         session.on(
             "user_input_transcribed",
             lambda e: transcripts.append((e.transcript, str(e.language), e.is_final)),
-        )
-        session.on(
-            "conversation_item_added",
-            lambda e: added.append(getattr(e.item, "role", e.item.type)),
         )
         await session.start(UnimemAgent(memory=memory, instructions="Be brief."))
         session.input.audio = _Microphone()
@@ -270,7 +279,6 @@ async def test_spoken_turns_are_stored_with_the_language_the_stt_heard(
         chat.pieces = ["Take it", " with meals."]
         heard.say("Sorry, can you say that in English?", "en-US")
         await _until(lambda: added.count("assistant") == 2)
-    await memory.flush()
 
     assert transcripts == [
         ("¿Cómo tomo la metformina?", "es-ES", True),
@@ -310,21 +318,9 @@ async def test_livekits_own_audio_switch_is_a_mode_switch(
     spoken one; each switch is recorded before the turn after it."""
     memory = AgentMemory(adapter_memory, "visit-toggle", user_id="alice")
     heard = _ScriptedSTT()
-    added: list[str] = []
     chat.pieces = ["Take it", " with meals."]
-    async with (
-        openai.LLM(model="tiny", base_url=chat.url, api_key="unused") as model,
-        AgentSession(
-            stt=heard,
-            llm=model,
-            turn_handling={"turn_detection": "stt", "preemptive_generation": {"enabled": False}},
-        ) as session,
-    ):
-        memory.attach(session)
-        session.on(
-            "conversation_item_added",
-            lambda e: added.append(getattr(e.item, "role", e.item.type)),
-        )
+    async with _session(chat, memory, heard) as session:
+        added = _roles_added(session)
         await session.start(UnimemAgent(memory=memory, instructions="Be brief."))
         session.input.audio = _Microphone()
         heard.say("How do I take metformin?", "en-US")
@@ -340,7 +336,6 @@ async def test_livekits_own_audio_switch_is_a_mode_switch(
         chat.pieces = ["Yes, with food."]
         heard.say("Should I take it with food?", "en-US")
         await _until(lambda: added.count("assistant") == 3)
-    await memory.flush()
 
     history = await adapter_memory.get_history("visit-toggle", user_id="alice")
     assert [(e.role.value, e.mode.value, e.content) for e in history] == [
