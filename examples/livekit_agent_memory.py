@@ -22,6 +22,7 @@ from livekit.agents import AgentSession
 from livekit.plugins import openai
 
 from unimem import UnifiedMemoryService
+from unimem.integrations import prewarm
 from unimem.integrations.livekit import AgentMemory, UnimemAgent
 
 SESSION = "livekit-example"
@@ -50,6 +51,7 @@ async def talk(memory: AgentMemory, question: str) -> None:
 
 
 async def main() -> None:
+    prewarm()  # unimem's models, loaded before the first conversation
     url = os.environ.get("UNIMEM_DATABASE_URL", "sqlite:///data/unimem.db")
     async with UnifiedMemoryService.from_url(url) as unimem:
         await unimem.add_fact("allergic to penicillin", user_id="alice")

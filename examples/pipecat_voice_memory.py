@@ -37,12 +37,14 @@ from pipecat.turns.user_turn_strategies import ExternalUserTurnStrategies
 from pipecat.workers.runner import WorkerRunner
 
 from unimem import UnifiedMemoryService
+from unimem.integrations import prewarm
 from unimem.integrations.pipecat import UnimemMemoryProcessor, restore_messages
 
 SESSION = "pipecat-example"
 
 
 async def main() -> None:
+    prewarm()  # unimem's models, loaded before the first conversation
     url = os.environ.get("UNIMEM_DATABASE_URL", "sqlite:///data/unimem.db")
     async with UnifiedMemoryService.from_url(url) as memory:
         await memory.add_fact("allergic to penicillin", user_id="alice")

@@ -4,13 +4,23 @@ with LiveKit's OpenAI plugin talking to an OpenAI-compatible fake on loopback.""
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager
 from typing import Any
 
 import pytest
+from late_memory import LateContext
 from livekit import rtc
-from livekit.agents import DEFAULT_API_CONNECT_OPTIONS, AgentSession, APIConnectOptions, llm, stt
+from livekit.agents import (
+    DEFAULT_API_CONNECT_OPTIONS,
+    AgentSession,
+    APIConnectOptions,
+    ConversationItemAddedEvent,
+    UserInputTranscribedEvent,
+    llm,
+    stt,
+)
 from livekit.agents.types import NOT_GIVEN, NotGivenOr
 from livekit.agents.utils import AudioBuffer
 from livekit.agents.voice.io import AudioInput
@@ -19,6 +29,15 @@ from livekit.plugins import openai
 from fake_llm import FakeChat, fake_chat_server
 from unimem import MemoryEntry, UnifiedMemoryService
 from unimem.integrations.livekit import CONTEXT_MARK, AgentMemory, UnimemAgent
+from unimem.integrations.prepared import DEGRADATION_CONTEXT_NOT_READY
+
+#: Seconds from a final transcript to the end of the turn: LiveKit's default
+#: endpointing waits at least 0.5 s after the user stops.
+ENDPOINTING_S = 0.4
+
+
+def _final(text: str) -> UserInputTranscribedEvent:
+    return UserInputTranscribedEvent(transcript=text, is_final=True, language="en")
 
 
 @pytest.fixture
@@ -103,16 +122,81 @@ async def test_on_user_turn_completed_injects_into_the_turn(
     adapter_memory: UnifiedMemoryService,
 ) -> None:
     await adapter_memory.add_fact("takes warfarin", user_id="alice")
-    memory = AgentMemory(adapter_memory, "visit-hook", user_id="alice")
+    noted = LateContext(adapter_memory)  # no delay: notes each build
+    # waiting as long as the build takes: what the context holds, whatever the load
+    memory = AgentMemory(noted, "visit-hook", user_id="alice", wait_ms=None)  # type: ignore[arg-type]
     agent = UnimemAgent(memory=memory, instructions="You are a nurse.")
     turn_ctx = llm.ChatContext()
     turn_ctx.add_message(role="system", content="You are a nurse.")
+    # the final transcript, then LiveKit's endpointing delay, then the hook
+    memory.on_user_input_transcribed(_final("can I take aspirin?"))
+    await asyncio.sleep(ENDPOINTING_S)
     new_message = llm.ChatMessage(role="user", content=["can I take aspirin?"])
     await agent.on_user_turn_completed(turn_ctx, new_message)
     await agent.on_user_turn_completed(turn_ctx, new_message)  # a second call adds nothing
     blocks = [i for i in turn_ctx.items if isinstance(i, llm.ChatMessage) and i.extra]
     assert len(blocks) == 1 and blocks[0].extra == {CONTEXT_MARK: True}
     assert "takes warfarin" in (blocks[0].text_content or "")
+    assert noted.built == [("alice", "can I take aspirin?")]  # the transcript's, used
+    memory.on_conversation_item_added(ConversationItemAddedEvent(item=new_message))
+    await memory.flush()
+    history = await adapter_memory.get_history("visit-hook", user_id="alice")
+    assert [(e.content, e.degradations) for e in history] == [("can I take aspirin?", [])]
+
+
+async def test_a_late_context_does_not_hold_the_reply(
+    adapter_memory: UnifiedMemoryService,
+) -> None:
+    """The transcript came as the turn ended and the store is slow: the hook
+    returns within ``wait_ms`` with what is ready (the last turn's block
+    without its recall), and the user's entry records the degradation."""
+    await adapter_memory.add_fact("takes warfarin", user_id="alice")
+    late = LateContext(adapter_memory, slow={"and ibuprofen?": 2.0})
+    memory = AgentMemory(late, "visit-late", user_id="alice")  # type: ignore[arg-type]
+    agent = UnimemAgent(memory=memory, instructions="You are a nurse.")
+    blocks = []
+    for text, endpointing in (("can I take aspirin?", ENDPOINTING_S), ("and ibuprofen?", 0.0)):
+        memory.on_user_input_transcribed(_final(text))
+        await asyncio.sleep(endpointing)
+        turn_ctx = llm.ChatContext()
+        message = llm.ChatMessage(role="user", content=[text])
+        started = time.monotonic()
+        await agent.on_user_turn_completed(turn_ctx, message)
+        took = time.monotonic() - started
+        memory.on_conversation_item_added(ConversationItemAddedEvent(item=message))
+        blocks.append([i.text_content for i in turn_ctx.items if i.extra.get(CONTEXT_MARK)])
+    assert took < 0.5  # not the 2 s the store took
+    assert "takes warfarin" in blocks[0][0]
+    assert blocks[1] == blocks[0]
+    await memory.aclose()
+    history = await adapter_memory.get_history("visit-late", user_id="alice")
+    assert [(e.content, e.degradations) for e in history] == [
+        ("can I take aspirin?", []),
+        ("and ibuprofen?", [DEGRADATION_CONTEXT_NOT_READY]),
+    ]
+
+
+async def test_what_is_ready_for_one_user_is_never_another_users(
+    adapter_memory: UnifiedMemoryService,
+) -> None:
+    """A context prepared, or ready, for alice is not what bob's late turn gets."""
+    await adapter_memory.add_fact("takes warfarin", user_id="alice")
+    late = LateContext(adapter_memory, slow={"what do I take?": 2.0})
+    memory = AgentMemory(late, "visit-shared", user_id="alice")  # type: ignore[arg-type]
+    agent = UnimemAgent(memory=memory, instructions="You are a nurse.")
+    memory.on_user_input_transcribed(_final("what do I take?"))
+    await asyncio.sleep(0.05)
+    alice_ctx = llm.ChatContext()
+    await agent.on_user_turn_completed(alice_ctx, llm.ChatMessage(role="user", content=["hi"]))
+    memory.on_user_input_transcribed(_final("hello"))
+    await asyncio.sleep(ENDPOINTING_S)  # alice's "hello" context is ready now
+    memory.user_id = "bob"  # the agent now serves another user
+    bob_ctx = llm.ChatContext()
+    await agent.on_user_turn_completed(bob_ctx, llm.ChatMessage(role="user", content=["hello"]))
+    await memory.aclose()
+    assert ("bob", "hello") in late.built
+    for item in bob_ctx.items:
+        assert "warfarin" not in (item.text_content or "")
 
 
 async def test_an_interrupted_answer_is_stored_as_heard(
@@ -262,7 +346,8 @@ async def test_spoken_turns_are_stored_with_the_language_the_stt_heard(
 ) -> None:
     """Speech through the session's STT: each final transcript's language labels
     the voice turn it ends, and a change of language is a switch."""
-    memory = AgentMemory(adapter_memory, "visit-stt", user_id="alice")
+    noted = LateContext(adapter_memory)  # no delay: notes each build
+    memory = AgentMemory(noted, "visit-stt", user_id="alice", wait_ms=None)  # type: ignore[arg-type]
     heard = _ScriptedSTT()
     transcripts: list[tuple[str, str, bool]] = []
     chat.pieces = ["Tómela", " con comida."]
@@ -292,6 +377,12 @@ async def test_spoken_turns_are_stored_with_the_language_the_stt_heard(
         ("assistant", "voice", "Take it with meals."),
     ]
     assert [e.language for e in history if e.role.value == "user"] == ["es", "en"]
+    # each turn's context was built once, from its final transcript
+    assert noted.built == [
+        ("alice", "¿Cómo tomo la metformina?"),
+        ("alice", "Sorry, can you say that in English?"),
+    ]
+    assert [e.degradations for e in history if e.role.value == "user"] == [[], []]
     switches = await adapter_memory.get_events("visit-stt", "language_switch", user_id="alice")
     assert [(e.data["from_language"], e.data["to_language"]) for e in switches][-1:] == [
         ("es", "en")

@@ -19,4 +19,9 @@ module                        what it gives the framework                extra
 ============================  =========================================  ================
 
 Importing this package imports no framework; each module imports its own.
+:func:`prewarm` loads the models unimem loads on first use, before the first turn.
 """
+
+from .memory_api import prewarm
+
+__all__ = ["prewarm"]

@@ -30,9 +30,19 @@
   ``AgentSession`` for the same user (a reconnect, another device, a handoff)
   starts with the conversation it left.
 
+The context of a spoken turn is built ahead of the reply
+(:mod:`unimem.integrations.prepared`): each final transcript
+(``user_input_transcribed``) starts the build for the turn's text so far
+(joined as LiveKit joins it), while LiveKit's endpointing waits to be sure the
+user has finished; ``on_user_turn_completed`` takes it, waiting at most
+``wait_ms``. Past that the reply goes on with what is ready, and the user's
+entry records the degradation. A typed turn (``generate_reply``, text input)
+has no earlier signal: its reply waits for its context, built once its user
+message is stored.
+
 Writes run as background tasks, one after another, so a reply never waits for
 them; a failed write is logged and the session goes on. ``flush()`` waits for
-them (``aclose()`` too).
+them (``aclose()`` too, and it stops builds still running).
 
 Needs the ``livekit`` extra: ``pip install 'unimem[livekit]'``.
 """
@@ -50,13 +60,14 @@ from livekit.agents import (
     ConversationItemAddedEvent,
     FlushSentinel,
     ModelSettings,
+    UserInputTranscribedEvent,
     llm,
 )
-from livekit.agents.voice.events import UserInputTranscribedEvent
 
 from ..errors import SessionNotFoundError
 from ..models import MemoryEntry
-from .memory_api import Memory, context_block
+from .memory_api import Memory
+from .prepared import DEFAULT_WAIT_MS, ContextPreparer
 
 __all__ = ["CONTEXT_MARK", "AgentMemory", "UnimemAgent"]
 
@@ -86,7 +97,10 @@ class AgentMemory:
         mode: the mode turns are stored in until the audio input goes off or on.
         max_tokens: the token budget of unimem's block in each reply's context.
         model: the model the budget is counted for.
-        budget_ms: milliseconds the context read may take (``None``: no limit).
+        budget_ms: milliseconds the context build may take (``None``: no limit).
+        wait_ms: milliseconds a spoken turn's reply waits for a context that
+            is not ready (``None``: until it is); past it the reply goes on
+            with what is ready.
     """
 
     def __init__(
@@ -99,15 +113,27 @@ class AgentMemory:
         max_tokens: int = 1000,
         model: str = "gpt-4o",
         budget_ms: float | None = None,
+        wait_ms: float | None = DEFAULT_WAIT_MS,
     ) -> None:
         self.memory = memory
         self.session_id = session_id
         self.user_id = user_id
         self.mode = mode
-        self.max_tokens = max_tokens
-        self.model = model
-        self.budget_ms = budget_ms
+        #: Builds each turn's context ahead of its reply (its ``max_tokens``,
+        #: ``model``, ``budget_ms`` and ``wait_ms`` are the arguments above).
+        self.memory_context = ContextPreparer(
+            memory,
+            max_tokens=max_tokens,
+            model=model,
+            budget_ms=budget_ms,
+            wait_ms=wait_ms,
+            spawn=lambda work: asyncio.get_running_loop().create_task(work),
+        )
         self.language: str | None = None
+        #: the final transcripts of the user's turn so far, joined as LiveKit does
+        self._transcript = ""
+        #: user messages whose reply has had its context, and their degradations
+        self._answered: dict[str, list[str]] = {}
         self._last_write: asyncio.Task[None] | None = None
         self._stored: set[str] = set()
         self._session: AgentSession[Any] | None = None
@@ -135,6 +161,14 @@ class AgentMemory:
         self._follow_audio()
         if event.is_final:
             self.language = _language_code(event.language)
+            if event.transcript.strip():
+                self._transcript = f"{self._transcript} {event.transcript}".lstrip()
+                self.prepare(self._transcript)
+
+    def prepare(self, text: str) -> None:
+        """Start building the context for a user turn whose text is ``text``
+        (each final transcript does, with the turn's text so far)."""
+        self.memory_context.start(self.session_id, self.user_id, text, self._last_write)
 
     def on_conversation_item_added(self, event: ConversationItemAddedEvent) -> None:
         """Store a user or assistant message in the background (once per item id)."""
@@ -147,7 +181,10 @@ class AgentMemory:
         self._stored.add(item.id)
         text = item.text_content or ""
         language = self.language if item.role == "user" else None
-        self._write(self._store(item.role, text, item.interrupted, self.mode, language))
+        degradations = self._answered.pop(item.id, []) if item.role == "user" else []
+        self._write(
+            self._store(item.role, text, item.interrupted, self.mode, language, degradations)
+        )
 
     async def set_audio_enabled(self, session: AgentSession[Any], enabled: bool) -> None:
         """Turn the session's audio input on or off and record the mode switch now."""
@@ -177,8 +214,9 @@ class AgentMemory:
             await asyncio.wait({self._last_write})
 
     async def aclose(self) -> None:
-        """Finish the pending writes."""
+        """Finish the pending writes and stop the context builds still running."""
         await self.flush()
+        await self.memory_context.aclose()
 
     # ------------------------------------------------------------------ reads
 
@@ -210,26 +248,37 @@ class AgentMemory:
         """Add unimem's context for the turn whose user text is ``query`` to
         ``chat_ctx``: one system message, marked in ``extra`` so it is added once.
 
-        It goes right before ``before`` (the turn's user message): a spoken turn's
-        message is not in the context yet when ``on_user_turn_completed`` runs
-        (LiveKit inserts it afterwards by its ``created_at``), so the block takes
-        that time and ends up just ahead of it. Without ``before``, or with it
-        already in the context, the block goes before the last user message (at
-        the end when there is none)."""
+        With ``before`` (the spoken turn's user message, in
+        ``on_user_turn_completed``), the context prepared from the transcript
+        is used, waiting at most ``wait_ms``; the message's entry records the
+        turn's degradations. Without it (a typed turn) the context is built
+        after the writes so far and waited for.
+
+        It goes right before ``before``: a spoken turn's message is not in the
+        context yet when ``on_user_turn_completed`` runs (LiveKit inserts it
+        afterwards by its ``created_at``), so the block takes that time and
+        ends up just ahead of it. Without ``before``, or with it already in the
+        context, the block goes before the last user message (at the end when
+        there is none)."""
         if any(_is_block(item) for item in chat_ctx.items):
             return
-        block = await context_block(
-            self.memory,
-            self.session_id,
-            query,
-            max_tokens=self.max_tokens,
-            model=self.model,
-            budget_ms=self.budget_ms,
-            user_id=self.user_id,
-        )
-        if block is None:
+        if before is not None:
+            if before.id in self._answered:
+                return
+            self._transcript = ""  # the next final transcript starts the next turn
+            turn = await self.memory_context.take(
+                self.session_id, self.user_id, query, self._last_write
+            )
+            self._answered[before.id] = turn.degradations
+        else:
+            turn = await self.memory_context.take(
+                self.session_id, self.user_id, query, self._last_write, wait_ms=None
+            )
+        if turn.block is None:
             return
-        unimem_block = llm.ChatMessage(role="system", content=[block], extra={CONTEXT_MARK: True})
+        unimem_block = llm.ChatMessage(
+            role="system", content=[turn.block], extra={CONTEXT_MARK: True}
+        )
         if before is not None and chat_ctx.get_by_id(before.id) is None:
             unimem_block.created_at = before.created_at
             chat_ctx.insert(unimem_block)
@@ -240,6 +289,11 @@ class AgentMemory:
                 at = index
                 break
         chat_ctx.items.insert(at, unimem_block)
+
+    def answered(self, message_id: str) -> bool:
+        """Whether the reply to this user message has had unimem's context
+        (``on_user_turn_completed`` ran for it)."""
+        return message_id in self._answered
 
     # ------------------------------------------------------------------ writes
 
@@ -257,11 +311,19 @@ class AgentMemory:
             log.exception("unimem: could not store a turn")  # no ids or content in logs
 
     async def _store(
-        self, role: str, text: str, interrupted: bool, mode: str, language: str | None
+        self,
+        role: str,
+        text: str,
+        interrupted: bool,
+        mode: str,
+        language: str | None,
+        degradations: list[str],
     ) -> None:
         if not text.strip():
             return
-        entry = MemoryEntry(role=role, content=text, mode=mode, language=language)
+        entry = MemoryEntry(
+            role=role, content=text, mode=mode, language=language, degradations=degradations
+        )
         stored = await self.memory.add_entry(self.session_id, entry, user_id=self.user_id)
         if interrupted and role == "assistant":
             await self.memory.mark_interrupted(
@@ -300,9 +362,11 @@ class UnimemAgent(Agent):
     ) -> AsyncIterable[llm.ChatChunk | str | FlushSentinel]:
         """The default LLM node, with unimem's context added when the turn did
         not come through ``on_user_turn_completed`` (typed input, ``generate_reply``)."""
-        if not any(_is_block(item) for item in chat_ctx.items):
+        last = _last_user(chat_ctx)
+        answered = last is not None and self.memory.answered(last.id)
+        if not answered and not any(_is_block(item) for item in chat_ctx.items):
             chat_ctx = chat_ctx.copy()
-            await self.memory.inject(chat_ctx, _last_user_text(chat_ctx))
+            await self.memory.inject(chat_ctx, (last.text_content or "") if last else "")
         async for chunk in Agent.default.llm_node(self, chat_ctx, tools, model_settings):
             yield chunk
 
@@ -315,8 +379,8 @@ def _is_block(item: object) -> bool:
     return isinstance(item, llm.ChatMessage) and bool(item.extra.get(CONTEXT_MARK))
 
 
-def _last_user_text(chat_ctx: llm.ChatContext) -> str:
+def _last_user(chat_ctx: llm.ChatContext) -> llm.ChatMessage | None:
     for item in reversed(chat_ctx.items):
         if isinstance(item, llm.ChatMessage) and item.role == "user":
-            return item.text_content or ""
-    return ""
+            return item
+    return None

@@ -17,10 +17,28 @@ Memory: TypeAlias = "UnifiedMemoryService | MemoryClient"
 #: The most entries one history read returns (the service's ``get_history`` limit).
 HISTORY_LIMIT = 10_000
 
-__all__ = ["HISTORY_LIMIT", "Memory", "context_block"]
+__all__ = ["HISTORY_LIMIT", "Memory", "context_messages", "prewarm"]
 
 
-async def context_block(
+def prewarm(models: tuple[str, ...] = ("gpt-4o",)) -> None:
+    """Load what unimem loads on first use, now: the language models (about
+    5 s, holding the interpreter), the token vocabularies of ``models`` and the
+    PHI lexicon, as ``unimem serve`` does at start-up.
+
+    Call it where the framework prepares a process before its first
+    conversation (LiveKit: the worker's ``prewarm`` function; Pipecat: before
+    the pipeline runs), so that no user turn pays for it.
+    """
+    from ..context import warm_up
+    from ..language import preload
+    from ..privacy.phi_lexicon import get_lexicon
+
+    preload()
+    warm_up(models)
+    get_lexicon()
+
+
+async def context_messages(
     memory: Memory,
     session_id: str,
     query: str,
@@ -29,9 +47,9 @@ async def context_block(
     model: str,
     budget_ms: float | None,
     user_id: str | None,
-) -> str | None:
-    """unimem's context for a turn as one text: the leading system messages of
-    ``build_llm_context`` (prompt, facts, recall, summary, passages), joined.
+) -> list[str] | None:
+    """unimem's context for a turn: the texts of the leading system messages of
+    ``build_llm_context`` (prompt, facts, recall, summary, passages).
 
     ``None`` when there is nothing to add, or when memory failed: a voice turn
     goes on without it (the failure is logged, without ids or content).
@@ -53,4 +71,4 @@ async def context_block(
         if message.get("role") != "system":
             break
         block.append(str(message["content"]))
-    return "\n\n".join(block) or None
+    return block or None

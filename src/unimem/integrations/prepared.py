@@ -1,0 +1,197 @@
+"""unimem's context for a voice turn, built while the framework waits for the end of the turn.
+
+A voice pipeline has the user's words (the final transcript) some time before
+it calls the LLM: Pipecat's user aggregator and LiveKit's endpointing wait to
+be sure the user has finished (a few hundred milliseconds). The Pipecat and
+LiveKit adapters start the context build (pinned facts, recall, summary) at
+the final transcript, after the writes handed to the background before it (so
+every earlier turn, and the facts found in it, is in), and the LLM call takes
+the result:
+
+- prepared for the turn's text and ready: it goes in, and the turn waits for
+  nothing;
+- prepared for another text (the transcript changed after the build started)
+  or for none: a build for the turn's text starts now;
+- not ready within ``wait_ms``: the call goes on with what is ready, the parts
+  of the last context built for the session that do not depend on the text
+  (system prompt, pinned facts, summary; no recalled passages), and the turn
+  records :data:`DEGRADATION_CONTEXT_NOT_READY`. The late build is stopped, so
+  that it does not hold the event loop while the reply is being requested,
+  and built again :data:`REFRESH_AFTER_S` later, while the LLM answers: that
+  is what is ready for the next turn.
+
+A build in this process is CPU work the event loop cannot interrupt: once it
+runs, the wait ends when it does. It is short (a few milliseconds on a quiet
+core), and it runs in the gap between the final transcript and the end of
+the turn.
+
+A prepared context is bound to its session, user and text; it is used once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+from collections.abc import Callable, Coroutine, Sequence
+from typing import Any
+
+from ..recall.block import RECALL_HEADER
+from .memory_api import Memory, context_messages
+
+__all__ = [
+    "DEFAULT_WAIT_MS",
+    "DEGRADATION_CONTEXT_NOT_READY",
+    "REFRESH_AFTER_S",
+    "ContextPreparer",
+    "TurnContext",
+]
+
+#: Milliseconds an LLM call waits for a context that is not ready yet: with the
+#: adapter's own work it keeps what memory adds to a turn within 5 ms.
+DEFAULT_WAIT_MS = 3.0
+#: Recorded on the user's turn when its context was not ready in time.
+DEGRADATION_CONTEXT_NOT_READY = "memory_context_not_ready"
+#: Seconds after a late turn's LLM call that its context is built again.
+REFRESH_AFTER_S = 0.25
+
+_RECALL_START = RECALL_HEADER.split("(", 1)[0]
+
+#: (session id, user id, text)
+_Key = tuple[str, str | None, str]
+Spawn = Callable[[Coroutine[Any, Any, Any]], "asyncio.Task[Any]"]
+
+
+class _Default:
+    """The preparer's own ``wait_ms``."""
+
+
+_DEFAULT = _Default()
+
+
+@dataclasses.dataclass(slots=True)
+class TurnContext:
+    """What goes into one LLM call: unimem's block (``None``: nothing) and the
+    degradations the turn records."""
+
+    block: str | None
+    degradations: list[str]
+
+
+def _join(messages: Sequence[str] | None) -> str | None:
+    return "\n\n".join(messages) or None if messages else None
+
+
+class ContextPreparer:
+    """Builds a turn's context ahead of its LLM call (see the module doc).
+
+    Args:
+        memory: the service or a client.
+        max_tokens: the token budget of unimem's block.
+        model: the model the budget is counted for.
+        budget_ms: milliseconds the build itself may take (``None``: no limit).
+        wait_ms: milliseconds the LLM call waits for a build that is not done
+            (``None``: until it is).
+        spawn: starts a background task (the framework's own task helper).
+    """
+
+    def __init__(
+        self,
+        memory: Memory,
+        *,
+        max_tokens: int,
+        model: str,
+        budget_ms: float | None,
+        wait_ms: float | None,
+        spawn: Spawn,
+    ) -> None:
+        self.memory = memory
+        self.max_tokens = max_tokens
+        self.model = model
+        self.budget_ms = budget_ms
+        self.wait_ms = wait_ms
+        self._spawn = spawn
+        self._key: _Key | None = None
+        self._task: asyncio.Task[list[str] | None] | None = None
+        #: the text-independent part of the last context built, by (session, user)
+        self._ready: tuple[tuple[str, str | None], list[str]] | None = None
+        self._running: set[asyncio.Task[list[str] | None]] = set()
+
+    def start(
+        self,
+        session_id: str,
+        user_id: str | None,
+        text: str,
+        after: asyncio.Task[None] | None = None,
+    ) -> None:
+        """Start building the context for ``text`` once ``after`` (the writes
+        handed to the background so far) is done; a build for the same text
+        already started is kept."""
+        key = (session_id, user_id, text)
+        if self._key == key and self._task is not None:
+            return
+        self._key = key
+        self._task = self._track(self._spawn(self._build(key, after)))
+
+    def _track(self, task: asyncio.Task[list[str] | None]) -> asyncio.Task[list[str] | None]:
+        self._running.add(task)
+        task.add_done_callback(self._running.discard)
+        return task
+
+    async def take(
+        self,
+        session_id: str,
+        user_id: str | None,
+        text: str,
+        after: asyncio.Task[None] | None = None,
+        *,
+        wait_ms: float | _Default | None = _DEFAULT,
+    ) -> TurnContext:
+        """The context for the turn whose user text is ``text``, within ``wait_ms``
+        (by default the preparer's)."""
+        key = (session_id, user_id, text)
+        if self._key != key or self._task is None:
+            self.start(session_id, user_id, text, after)
+        task = self._task
+        assert task is not None  # started just above
+        self._key, self._task = None, None  # used once
+        if not task.done():
+            wait = self.wait_ms if isinstance(wait_ms, _Default) else wait_ms
+            timeout = None if wait is None else wait / 1000
+            await asyncio.wait({task}, timeout=timeout)
+        if task.done() and not task.cancelled():
+            return TurnContext(_join(task.result()), [])
+        task.cancel()
+        self._track(self._spawn(self._build(key, None, delay=REFRESH_AFTER_S)))
+        ready = self._ready
+        fallback = ready[1] if ready is not None and ready[0] == key[:2] else None
+        return TurnContext(_join(fallback), [DEGRADATION_CONTEXT_NOT_READY])
+
+    async def aclose(self) -> None:
+        """Stop the builds still running."""
+        for task in list(self._running):
+            task.cancel()
+        if self._running:
+            await asyncio.wait(set(self._running))
+        self._key, self._task = None, None
+
+    async def _build(
+        self, key: _Key, after: asyncio.Task[None] | None, *, delay: float = 0.0
+    ) -> list[str] | None:
+        if delay:
+            await asyncio.sleep(delay)
+        if after is not None:
+            await asyncio.wait({after})
+        session_id, user_id, text = key
+        messages = await context_messages(
+            self.memory,
+            session_id,
+            text,
+            max_tokens=self.max_tokens,
+            model=self.model,
+            budget_ms=self.budget_ms,
+            user_id=user_id,
+        )
+        if messages is not None:
+            stable = [m for m in messages if not m.startswith(_RECALL_START)]
+            self._ready = ((session_id, user_id), stable)
+        return messages
