@@ -73,6 +73,8 @@ __all__ = ["CONTEXT_MARK", "AgentMemory", "UnimemAgent"]
 
 #: The ``extra`` key that marks the system message holding unimem's context.
 CONTEXT_MARK = "unimem_context"
+#: How many answered user messages are remembered (their reply may still run).
+ANSWERED_KEPT = 64
 
 log = logging.getLogger(__name__)
 
@@ -132,7 +134,8 @@ class AgentMemory:
         self.language: str | None = None
         #: the final transcripts of the user's turn so far, joined as LiveKit does
         self._transcript = ""
-        #: user messages whose reply has had its context, and their degradations
+        #: user messages whose reply has had its context (the latest
+        #: :data:`ANSWERED_KEPT`), with the degradations their entry records
         self._answered: dict[str, list[str]] = {}
         self._last_write: asyncio.Task[None] | None = None
         self._stored: set[str] = set()
@@ -181,7 +184,7 @@ class AgentMemory:
         self._stored.add(item.id)
         text = item.text_content or ""
         language = self.language if item.role == "user" else None
-        degradations = self._answered.pop(item.id, []) if item.role == "user" else []
+        degradations = self._answered.get(item.id, []) if item.role == "user" else []
         self._write(
             self._store(item.role, text, item.interrupted, self.mode, language, degradations)
         )
@@ -270,6 +273,8 @@ class AgentMemory:
                 self.session_id, self.user_id, query, self._last_write
             )
             self._answered[before.id] = turn.degradations
+            while len(self._answered) > ANSWERED_KEPT:
+                del self._answered[next(iter(self._answered))]
         else:
             turn = await self.memory_context.take(
                 self.session_id, self.user_id, query, self._last_write, wait_ms=None

@@ -20,10 +20,10 @@ the result:
   and built again :data:`REFRESH_AFTER_S` later, while the LLM answers: that
   is what is ready for the next turn.
 
-A build in this process is CPU work the event loop cannot interrupt: once it
-runs, the wait ends when it does. It is short (a few milliseconds on a quiet
-core), and it runs in the gap between the final transcript and the end of
-the turn.
+A build is CPU work the event loop cannot interrupt between its awaits (in
+this process, nearly all of it): a step that is running when the wait ends
+holds the call until it is done. That is why the build starts at the
+transcript, in the gap before the end of the turn, and not at the LLM call.
 
 A prepared context is bound to its session, user and text; it is used once.
 """
