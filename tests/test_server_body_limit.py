@@ -89,3 +89,66 @@ async def test_a_body_too_big_to_read_is_cut_and_the_client_says_why(
             await client.add_entry("s", {"role": "user", "content": "x" * BIG})
     assert "UNIMEM_MAX_BODY_BYTES" in str(cut.value) and "-byte request body" in str(cut.value)
     await _nothing_stored(base)
+
+
+async def test_an_unauthenticated_body_just_over_the_limit_is_413_json(base: str) -> None:
+    # dropping up to the limit again lets a client without credentials read
+    # the answer when its body was a little too big
+    body = b'{"role":"user","content":"' + b"a" * (LIMIT + 16 * 1024) + b'"}'
+    async with httpx.AsyncClient(base_url=base, timeout=30) as http:
+        r = await http.post(ENTRIES, content=body, headers={"content-type": "application/json"})
+    assert r.status_code == 413 and r.json()["limit"] == LIMIT
+
+
+CHUNK = 64 * 1024
+
+
+async def _refuse(headers: list[tuple[bytes, bytes]], chunks: int) -> tuple[int, int]:
+    """A body of ``chunks`` pieces through the body limit alone: the status it
+    answers and how many pieces it read."""
+    from unimem.server.auth import Authenticator
+    from unimem.server.middleware import BodyLimitMiddleware
+
+    read = 0
+    statuses: list[int] = []
+
+    async def receive() -> dict[str, object]:
+        nonlocal read
+        read += 1
+        return {"type": "http.request", "body": b"a" * CHUNK, "more_body": read < chunks}
+
+    async def send(message: dict[str, object]) -> None:
+        if message["type"] == "http.response.start":
+            statuses.append(int(message["status"]))  # type: ignore[call-overload]
+
+    async def never(scope: object, receive: object, send: object) -> None:
+        raise AssertionError("a refused body reached the app")
+
+    from server_support import SECRET
+
+    limit = BodyLimitMiddleware(never, LIMIT, Authenticator(SECRET, "local"))
+    scope = {"type": "http", "method": "POST", "path": ENTRIES, "headers": headers}
+    await limit(scope, receive, send)  # type: ignore[arg-type]
+    return statuses[0], read
+
+
+def _bearer(user: str) -> tuple[bytes, bytes]:
+    return b"authorization", auth(user)["Authorization"].encode()
+
+
+async def test_a_refused_streamed_body_is_dropped_whole_only_for_a_valid_token() -> None:
+    chunks = BIG // CHUNK
+    assert await _refuse([_bearer("alice")], chunks) == (413, chunks)
+    # without one: the limit, then the limit again (each overshot by a piece)
+    most = (2 * LIMIT) // CHUNK + 2
+    status, read = await _refuse([], chunks)
+    assert status == 413 and read <= most
+    status, read = await _refuse([(b"authorization", b"Bearer forged")], chunks)
+    assert status == 413 and read <= most
+
+
+async def test_a_declared_body_far_over_the_limit_is_not_read_without_a_valid_token() -> None:
+    chunks = BIG // CHUNK
+    declared = (b"content-length", str(BIG).encode())
+    assert await _refuse([declared, _bearer("alice")], chunks) == (413, chunks)
+    assert await _refuse([declared], chunks) == (413, 0)

@@ -1,15 +1,17 @@
 """The app's own middleware keeps its answers while doing less per request:
-the local-mode loopback guard remembers each peer's verdict."""
+the local-mode loopback guard remembers each peer's verdict; the concurrency
+limit runs a bounded number of requests at once and lets the others in turn."""
 
 from __future__ import annotations
 
+import asyncio
 import ipaddress
 from typing import Any
 
 import pytest
 from starlette.types import Message, Receive, Scope, Send
 
-from unimem.server.middleware import LoopbackOnlyMiddleware
+from unimem.server.middleware import ConcurrencyLimitMiddleware, LoopbackOnlyMiddleware
 
 
 class _Inner:
@@ -86,3 +88,82 @@ async def test_loopback_guard_lets_scopes_without_a_peer_through() -> None:
     for client in (None, ()):
         assert (await _answer(guard, "http", client))["status"] == 200
     assert inner.calls == 2
+
+
+class _Held:
+    """An app whose requests wait for ``go``; ``started`` says when a response
+    begins before the wait (a stream) rather than after it."""
+
+    def __init__(self, *, stream: bool = False) -> None:
+        self.go = asyncio.Event()
+        self.stream = stream
+        self.running = 0
+        self.most = 0
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        self.running += 1
+        self.most = max(self.most, self.running)
+        if self.stream:
+            await send({"type": "http.response.start", "status": 200, "headers": []})
+        await self.go.wait()
+        if not self.stream:
+            await send({"type": "http.response.start", "status": 200, "headers": []})
+        await send({"type": "http.response.body", "body": b"ok"})
+        self.running -= 1
+
+
+async def _request(app: Any, path: str = "/v1/sessions") -> int:
+    statuses: list[int] = []
+
+    async def receive() -> Message:
+        return {"type": "http.request", "body": b"", "more_body": False}
+
+    async def send(message: Message) -> None:
+        if message["type"] == "http.response.start":
+            statuses.append(message["status"])
+
+    scope = {"type": "http", "path": path, "method": "GET", "headers": []}
+    await app(scope, receive, send)
+    return statuses[0]
+
+
+async def _settle() -> None:
+    for _ in range(20):
+        await asyncio.sleep(0)
+
+
+async def test_concurrency_limit_runs_at_most_limit_requests_and_the_rest_in_turn() -> None:
+    inner = _Held()
+    limited = ConcurrencyLimitMiddleware(inner, limit=2)
+    requests = [asyncio.create_task(_request(limited)) for _ in range(5)]
+    await _settle()
+    assert inner.running == 2
+    # a probe is never held back
+    probe = _Held()
+    probe.go.set()
+    assert await _request(ConcurrencyLimitMiddleware(probe, limit=1), "/healthz") == 200
+    inner.go.set()
+    assert await asyncio.gather(*requests) == [200] * 5
+    assert inner.most == 2
+
+
+async def test_concurrency_limit_frees_the_place_once_the_response_starts() -> None:
+    # a streamed response (server-sent events) does not hold its place while it streams
+    stream = _Held(stream=True)
+    limited = ConcurrencyLimitMiddleware(stream, limit=1)
+    requests = [asyncio.create_task(_request(limited)) for _ in range(3)]
+    await _settle()
+    assert stream.running == 3
+    stream.go.set()
+    assert await asyncio.gather(*requests) == [200] * 3
+
+
+async def test_concurrency_limit_frees_the_place_of_a_request_that_failed() -> None:
+    class Failing:
+        async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+            raise RuntimeError("boom")
+
+    limited = ConcurrencyLimitMiddleware(Failing(), limit=1)
+    for _ in range(3):
+        with pytest.raises(RuntimeError):
+            await asyncio.wait_for(_request(limited), 1)

@@ -44,6 +44,7 @@ def test_each_variable_lands_in_its_section(tmp_path: Path) -> None:
         "UNIMEM_JWT_SECRET": SECRET,
         "UNIMEM_RATE_LIMIT": "5/second",
         "UNIMEM_MAX_BODY_BYTES": "2048",
+        "UNIMEM_MAX_CONCURRENT_REQUESTS": "8",
         "UNIMEM_WEB_DIR": str(tmp_path / "web"),
         "UNIMEM_SWEEP_INTERVAL": "0",
         "UNIMEM_LLM_BASE_URL": "http://127.0.0.1:9/v1",
@@ -60,6 +61,7 @@ def test_each_variable_lands_in_its_section(tmp_path: Path) -> None:
     assert s.auth.jwt_secret is not None and s.auth.jwt_secret.get_secret_value() == SECRET
     assert not s.local_mode
     assert s.server.rate_limit == RateLimit(5, 1.0) and s.server.max_body_bytes == 2048
+    assert s.server.max_concurrent_requests == 8
     assert s.server.web_root == tmp_path / "web" and s.server.sweep_interval == 0
     endpoint = s.llm.endpoint()
     assert endpoint is not None
@@ -73,6 +75,7 @@ def test_each_variable_lands_in_its_section(tmp_path: Path) -> None:
     # the server's flat view says the same, and turns back into the same settings
     server = ServerSettings.from_settings(s)
     assert server.database_url == "postgresql://u@h/db" and server.memory.hot_window == 7
+    assert server.max_concurrent_requests == 8
     assert ServerSettings.from_settings(server.to_settings()) == server
 
 

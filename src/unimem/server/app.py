@@ -33,7 +33,12 @@ from . import facts, items, live, me, ops, reply, search, sessions
 from .auth import Authenticator, RateLimiter
 from .error_handlers import install_error_handlers
 from .metrics import Metrics
-from .middleware import BodyLimitMiddleware, LoopbackOnlyMiddleware, MetricsMiddleware
+from .middleware import (
+    BodyLimitMiddleware,
+    ConcurrencyLimitMiddleware,
+    LoopbackOnlyMiddleware,
+    MetricsMiddleware,
+)
 from .relay import RedisLiveBus
 from .server_settings import ServerSettings
 from .sweeper import lock_for, sweep_forever
@@ -233,8 +238,11 @@ def create_app(
     app.include_router(reply.router)
     app.include_router(live.router)
 
-    # Innermost first: the body limit runs inside the metrics.
-    app.add_middleware(BodyLimitMiddleware, limit=server.max_body_bytes)
+    # Innermost first: the body limit runs inside the concurrency limit, both inside
+    # the metrics (so a request's latency includes its wait for a turn).
+    app.add_middleware(BodyLimitMiddleware, limit=server.max_body_bytes, auth=app.state.auth)
+    if server.max_concurrent_requests:
+        app.add_middleware(ConcurrencyLimitMiddleware, limit=server.max_concurrent_requests)
     app.add_middleware(MetricsMiddleware, metrics=metrics)
     if server.local_mode:
         app.add_middleware(LoopbackOnlyMiddleware)

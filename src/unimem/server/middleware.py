@@ -15,19 +15,29 @@ from typing import Any
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ..errors import AuthError, ContentTooLargeError, InvalidInputError
+from .auth import Authenticator
 from .error_handlers import error_response
 from .metrics import Metrics
 
-__all__ = ["BodyLimitMiddleware", "LoopbackOnlyMiddleware", "MetricsMiddleware"]
+__all__ = [
+    "BodyLimitMiddleware",
+    "ConcurrencyLimitMiddleware",
+    "LoopbackOnlyMiddleware",
+    "MetricsMiddleware",
+]
 
-#: Bytes past the limit of a refused body read and dropped after the 413, so
-#: that the client, which sends its whole body before it reads the answer, gets
-#: to read it: a connection closed on unread bytes is reset, and the reset
-#: discards the answer (the client sees a read error). A longer body is cut
-#: off unread.
+#: Bytes past the limit of a refused body read and dropped after the 413 when
+#: the request carries valid credentials, so that the client, which sends its
+#: whole body before it reads the answer, gets to read it: a connection closed
+#: on unread bytes is reset, and the reset discards the answer (the client sees
+#: a read error). A longer body is cut off unread.
 DRAIN_BYTES = 64 * 1024 * 1024
-#: Seconds that dropping may take.
+#: Seconds that dropping may take, for a request with valid credentials.
 DRAIN_SECONDS = 10.0
+#: Seconds that dropping may take for a request without valid credentials,
+#: which may drop no more than the limit itself: refusing an anonymous body
+#: then costs the server no more than reading one it accepts.
+ANONYMOUS_DRAIN_SECONDS = 1.0
 
 
 class BodyLimitMiddleware:
@@ -36,13 +46,19 @@ class BodyLimitMiddleware:
     is not UTF-8, so handlers never see a partial or undecodable body.
 
     A refused body is never kept: the 413 is sent at once, then what the client
-    still sends is read and dropped (up to :data:`DRAIN_BYTES` past the limit) before the
-    connection closes, so the client reads the 413 rather than a reset.
+    still sends is read and dropped before the connection closes, so the client
+    reads the 413 rather than a reset. How much is dropped depends on who asks:
+    up to :data:`DRAIN_BYTES` past the limit (within :data:`DRAIN_SECONDS`) when
+    the ``Authorization`` header holds credentials ``auth`` accepts (or ``auth``
+    is in local mode, or not given), and up to the limit again (within
+    :data:`ANONYMOUS_DRAIN_SECONDS`) otherwise, so an unauthenticated client
+    cannot make the server read tens of megabytes. A larger body is cut off.
     """
 
-    def __init__(self, app: ASGIApp, limit: int) -> None:
+    def __init__(self, app: ASGIApp, limit: int, auth: Authenticator | None = None) -> None:
         self.app = app
         self.limit = limit
+        self.auth = auth
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope["method"] in ("GET", "HEAD", "OPTIONS"):
@@ -51,14 +67,18 @@ class BodyLimitMiddleware:
         # The last of repeated headers, as dict(scope["headers"]) would keep.
         declared = None
         content_type = b"json"
+        authorization = None
         for name, value in scope["headers"]:
             if name == b"content-length":
                 declared = value
             elif name == b"content-type":
                 content_type = value
+            elif name == b"authorization":
+                authorization = value
         if declared is not None and (not declared.isdigit() or int(declared) > self.limit):
-            drain = declared.isdigit() and int(declared) <= self.limit + DRAIN_BYTES
-            await self._too_large(scope, receive, send, drain=drain)
+            budget = self._drain_budget(authorization)
+            drain = declared.isdigit() and int(declared) <= self.limit + budget[0]
+            await self._too_large(scope, receive, send, budget if drain else None)
             return
         chunks: list[bytes] = []
         size = 0
@@ -71,7 +91,8 @@ class BodyLimitMiddleware:
             size += len(chunk)
             more = message.get("more_body", False)
             if size > self.limit:
-                await self._too_large(scope, receive, send, drain=more)
+                rest = self._drain_budget(authorization) if more else None
+                await self._too_large(scope, receive, send, rest)
                 return
             chunks.append(chunk)
         body = b"".join(chunks)
@@ -96,7 +117,21 @@ class BodyLimitMiddleware:
 
         await self.app(scope, replay, send)
 
-    async def _too_large(self, scope: Scope, receive: Receive, send: Send, *, drain: bool) -> None:
+    def _drain_budget(self, authorization: bytes | None) -> tuple[int, float]:
+        """Bytes and seconds of a refused body to drop for this caller."""
+        if self.auth is None or self.auth.local_mode:
+            return DRAIN_BYTES, DRAIN_SECONDS
+        try:
+            self.auth.user_from_header(authorization.decode("latin-1") if authorization else None)
+        except AuthError:
+            return self.limit, ANONYMOUS_DRAIN_SECONDS
+        return DRAIN_BYTES, DRAIN_SECONDS
+
+    async def _too_large(
+        self, scope: Scope, receive: Receive, send: Send, drain: tuple[int, float] | None
+    ) -> None:
+        """Answer 413; then, with ``drain`` (bytes, seconds), drop at most that
+        much of the rest of the body before the connection closes."""
         error = ContentTooLargeError(
             f"the request body is larger than {self.limit} bytes "
             "(raise UNIMEM_MAX_BODY_BYTES, or send less)",
@@ -105,7 +140,7 @@ class BodyLimitMiddleware:
         )
         response = error_response(error)
         response.headers["Connection"] = "close"
-        if not drain:
+        if drain is None:
             await response(scope, receive, send)
             return
 
@@ -117,16 +152,17 @@ class BodyLimitMiddleware:
             await send(message)
 
         await response(scope, receive, send_open)
+        limit, seconds = drain
         try:
-            async with asyncio.timeout(DRAIN_SECONDS):
-                await _discard(receive, DRAIN_BYTES)
+            async with asyncio.timeout(seconds):
+                await _discard(receive, limit)
         except TimeoutError:
             pass
         await send({"type": "http.response.body", "body": b"", "more_body": False})
 
 
 async def _discard(receive: Receive, limit: int) -> None:
-    """Read and drop the rest of a request body, at most ``limit`` bytes."""
+    """Read and drop the rest of a request body, at most about ``limit`` bytes."""
     dropped = 0
     while dropped <= limit:
         message = await receive()
@@ -167,6 +203,56 @@ class MetricsMiddleware:
             self.metrics.observe_request(
                 scope["method"], template, status, time.perf_counter() - start
             )
+
+
+class ConcurrencyLimitMiddleware:
+    """At most ``limit`` HTTP requests of this worker run at once; the others
+    wait, first come first served, before any of their work starts.
+
+    An event loop that runs every accepted request at once shares itself out
+    among all of them: each await of each request resumes only after every
+    other request's next step, so a request's database connection stays
+    checked out, and its Redis reply unread, for as long as that round takes.
+    Past a few dozen requests the rounds outgrow the Redis command timeout
+    (the cache is then set aside and every read goes to the durable store)
+    and the connection pool's checkout times grow with the queue: throughput
+    falls as clients are added. Waiting here instead keeps each running
+    request's round trips short, and the time waited counts in the request's
+    latency.
+
+    A request holds its place until its response starts, so a streamed
+    response (Server-Sent Events) does not keep others waiting while it streams.
+    WebSockets and the probes (``exempt``) are never held back.
+    """
+
+    def __init__(
+        self, app: ASGIApp, limit: int, exempt: frozenset[str] = frozenset({"/healthz"})
+    ) -> None:
+        self.app = app
+        self.limit = limit
+        self.exempt = exempt
+        self._slots = asyncio.Semaphore(limit)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["path"] in self.exempt:
+            await self.app(scope, receive, send)
+            return
+        slots = self._slots
+        await slots.acquire()
+        held = True
+
+        async def send_releasing(message: Message) -> None:
+            nonlocal held
+            if held and message["type"] == "http.response.start":
+                held = False
+                slots.release()
+            await send(message)
+
+        try:
+            await self.app(scope, receive, send_releasing)
+        finally:
+            if held:
+                slots.release()
 
 
 def _is_loopback(host: str) -> bool:

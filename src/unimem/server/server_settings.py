@@ -61,6 +61,8 @@ class ServerSettings:
     jwt_secret: str | None = None
     rate_limit: RateLimit | None = field(default_factory=lambda: RateLimit(600, 60.0))
     max_body_bytes: int = 1024 * 1024
+    #: HTTP requests one worker runs at once (the rest wait); 0: no limit.
+    max_concurrent_requests: int = 32
     web_dir: Path = field(default_factory=_default_web_dir)
     memory: MemoryConfig = field(default_factory=MemoryConfig)
     local_user: str = DEFAULT_USER_ID
@@ -91,6 +93,8 @@ class ServerSettings:
             )
         if self.max_body_bytes < 1024:
             raise ConfigurationError("UNIMEM_MAX_BODY_BYTES must be at least 1024")
+        if self.max_concurrent_requests < 0:
+            raise ConfigurationError("UNIMEM_MAX_CONCURRENT_REQUESTS must be 0 (no limit) or more")
         if not self.sweep_interval >= 0:
             raise ConfigurationError("UNIMEM_SWEEP_INTERVAL must be a number of seconds >= 0")
 
@@ -120,6 +124,7 @@ class ServerSettings:
             jwt_secret=secret.get_secret_value() if secret is not None else None,
             rate_limit=server.rate_limit,
             max_body_bytes=server.max_body_bytes,
+            max_concurrent_requests=server.max_concurrent_requests,
             web_dir=server.web_root,
             memory=dataclasses.replace(store.memory_config(), auto_facts=settings.facts.auto),
             local_user=settings.auth.local_user,
@@ -153,6 +158,7 @@ class ServerSettings:
             server=ServerSection(
                 rate_limit=self.rate_limit,
                 max_body_bytes=self.max_body_bytes,
+                max_concurrent_requests=self.max_concurrent_requests,
                 web_dir=self.web_dir,
                 sweep_interval=self.sweep_interval,
                 live_channel_prefix=self.live_channel_prefix,

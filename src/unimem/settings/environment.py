@@ -40,6 +40,7 @@ ENVIRONMENT: tuple[tuple[str, str, str], ...] = (
     ("UNIMEM_JWT_SECRET", "auth", "jwt_secret"),
     ("UNIMEM_RATE_LIMIT", "server", "rate_limit"),
     ("UNIMEM_MAX_BODY_BYTES", "server", "max_body_bytes"),
+    ("UNIMEM_MAX_CONCURRENT_REQUESTS", "server", "max_concurrent_requests"),
     ("UNIMEM_WEB_DIR", "server", "web_dir"),
     ("UNIMEM_SWEEP_INTERVAL", "server", "sweep_interval"),
     ("UNIMEM_LLM_BASE_URL", "llm", "base_url"),

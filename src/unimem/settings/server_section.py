@@ -67,6 +67,8 @@ class ServerSection(Section):
 
     rate_limit: RateLimit | None = RateLimit(600, 60.0)
     max_body_bytes: int = Field(1024 * 1024, ge=1024)
+    #: HTTP requests one worker runs at once; more wait their turn. 0: no limit.
+    max_concurrent_requests: int = Field(32, ge=0)
     #: The built web UI; ``None``: the one packaged in ``unimem/web/dist``.
     web_dir: Path | None = None
     #: Seconds between retention sweeps; 0 turns the periodic sweep off.
