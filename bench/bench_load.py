@@ -3,7 +3,7 @@ throughput, p50/p99 and errors at 1 to 128 concurrent clients, and 64 clients
 held for 30 s.
 
 Usage: python bench/bench_load.py [--seconds 8] [--hold 30] [--levels 1,8,32,64,128]
-       [--processes 1]
+       [--rounds 2] [--processes 1]
 
 Each client is one keep-alive connection (``bench_http.Http1``: requests
 written as bytes, about 0.05 ms of client CPU per request) alternating
@@ -15,6 +15,11 @@ share of a core, lower throughput at high concurrency is the generator's, not
 the server's. A general-purpose client (httpx with one pool shared by every
 client) spends about ten times this one's CPU per request, and its pool costs
 more as connections grow.
+
+The levels run in ``--rounds`` sweeps, up then down then up again, and each
+level's row adds up its sweeps: on a machine shared with other work, whose
+load rises and falls over minutes, a single sweep up would charge a rise in
+the load to the last levels, and read as throughput falling with clients.
 """
 
 from __future__ import annotations
@@ -104,7 +109,7 @@ async def _generator(port: int, clients: int, seconds: float, tag: str, first: i
 
 async def level(
     port: int, pid: int, clients: int, seconds: float, processes: int = 1
-) -> dict[str, float]:
+) -> dict[str, Any]:
     """``clients`` closed-loop clients for ``seconds`` (after a 1 s warm-up), in
     this process or split over ``processes`` generator processes."""
     tag = uuid.uuid4().hex[:8]
@@ -129,6 +134,9 @@ async def level(
     reads = [ms for part in parts for ms in part["reads"]]
     both = appends + reads
     return {
+        "appends": appends,
+        "reads": reads,
+        "seconds": seconds,
         "clients": clients,
         "ops_per_s": len(both) / seconds,
         "p50": statistics.median(both),
@@ -138,6 +146,27 @@ async def level(
         "errors": sum(part["errors"] for part in parts),
         "server_cpu": server_cpu,
         "client_cpu": sum(part["client_cpu"] for part in parts),
+    }
+
+
+def combined(sweeps: list[dict[str, Any]]) -> dict[str, Any]:
+    """One level's sweeps as one row: every request's latency, the throughput
+    and CPU shares over the sweeps' time together."""
+    appends = [ms for r in sweeps for ms in r["appends"]]
+    reads = [ms for r in sweeps for ms in r["reads"]]
+    both = appends + reads
+    seconds = sum(r["seconds"] for r in sweeps)
+    return {
+        "clients": sweeps[0]["clients"],
+        "ops_per_s": len(both) / seconds,
+        "sweeps_ops_per_s": [r["ops_per_s"] for r in sweeps],
+        "p50": statistics.median(both),
+        "p99": pct(both, 0.99),
+        "append_p99": pct(appends, 0.99),
+        "context_p99": pct(reads, 0.99),
+        "errors": sum(r["errors"] for r in sweeps),
+        "server_cpu": statistics.fmean(r["server_cpu"] for r in sweeps),
+        "client_cpu": statistics.fmean(r["client_cpu"] for r in sweeps),
     }
 
 
@@ -156,7 +185,7 @@ async def recall_backlog(port: int) -> str:
     return f"recall index ({index['mode']}): {index['pending']} entries queued{waited}"
 
 
-def row(r: dict[str, float]) -> str:
+def row(r: dict[str, Any]) -> str:
     return (
         f"{int(r['clients']):>8}{r['ops_per_s']:>10.0f}{r['p50']:>9.2f}{r['p99']:>9.2f}"
         f"{r['append_p99']:>12.2f}{r['context_p99']:>12.2f}{int(r['errors']):>8}"
@@ -169,6 +198,9 @@ async def main() -> None:
     parser.add_argument("--seconds", type=float, default=8.0, help="seconds per level")
     parser.add_argument("--hold", type=float, default=30.0, help="seconds at 64 clients")
     parser.add_argument("--levels", default="1,8,32,64,128")
+    parser.add_argument(
+        "--rounds", type=int, default=2, help="sweeps over the levels, alternately up and down"
+    )
     parser.add_argument("--json", type=Path, help="also write the results here")
     parser.add_argument(
         "--processes", type=int, default=1, help="load generator processes the clients share"
@@ -184,13 +216,19 @@ async def main() -> None:
         raise SystemExit("bench_load needs PostgreSQL and Redis on loopback")
     dsn, drop = await with_pg_schema()
     env = {"UNIMEM_DATABASE_URL": dsn, "UNIMEM_REDIS_URL": REDIS, "UNIMEM_SESSION_TTL": "600"}
-    results: list[dict[str, float]] = []
+    results: list[dict[str, Any]] = []
     loads = [os.getloadavg()]
     try:
         async with serve(env) as (port, pid):
-            for clients in (int(c) for c in args.levels.split(",")):
-                results.append(await level(port, pid, clients, args.seconds, args.processes))
-                print(f"  {clients} clients: {results[-1]['ops_per_s']:.0f} ops/s", file=sys.stderr)
+            levels = [int(c) for c in args.levels.split(",")]
+            sweeps: dict[int, list[dict[str, Any]]] = {clients: [] for clients in levels}
+            for sweep in range(max(1, args.rounds)):
+                for clients in levels if sweep % 2 == 0 else levels[::-1]:
+                    measured = await level(port, pid, clients, args.seconds, args.processes)
+                    sweeps[clients].append(measured)
+                    done = f"  {clients} clients: {measured['ops_per_s']:.0f} ops/s"
+                    print(done, file=sys.stderr)
+            results = [combined(sweeps[clients]) for clients in levels]
             hold = await level(port, pid, 64, args.hold, args.processes)
             loads.append(os.getloadavg())
             backlog = await recall_backlog(port)
@@ -200,9 +238,10 @@ async def main() -> None:
         f"{'clients':>8}{'ops/s':>10}{'p50':>9}{'p99':>9}{'append p99':>12}"
         f"{'context p99':>12}{'errors':>8}{'server CPU':>12}{'client CPU':>12}"
     )
+    rounds = f"{max(1, args.rounds)} sweeps of {args.seconds:.0f} s"
     generators = "this process" if args.processes <= 1 else f"{args.processes} processes"
     print(
-        f"\nunimem serve, 1 worker, Redis + PostgreSQL, {args.seconds:.0f} s per level (ms); "
+        f"\nunimem serve, 1 worker, Redis + PostgreSQL, {rounds} per level (ms); "
         f"clients in {generators}; load average before "
         + " / ".join(f"{x:.2f}" for x in loads[0])
         + ", after "
@@ -211,6 +250,13 @@ async def main() -> None:
     print(head)
     for r in results:
         print(row(r))
+    print(
+        "ops/s of each sweep: "
+        + "; ".join(
+            f"{int(r['clients'])}: " + " / ".join(f"{x:.0f}" for x in r["sweeps_ops_per_s"])
+            for r in results
+        )
+    )
     best = max(r["ops_per_s"] for r in results)
     print(f"\n64 clients held for {args.hold:.0f} s:")
     print(head)
@@ -221,7 +267,8 @@ async def main() -> None:
             print(f"{int(r['clients'])} clients: {share:.0%} of the best level's throughput")
     print(f"after the hold, {backlog}")
     if args.json:
-        args.json.write_text(json.dumps({"levels": results, "hold": hold}, indent=2))
+        summary = {k: v for k, v in hold.items() if k not in ("appends", "reads")}
+        args.json.write_text(json.dumps({"levels": results, "hold": summary}, indent=2))
     if hold["errors"] or any(r["errors"] for r in results):
         sys.exit("errors under load")
 
