@@ -12,7 +12,50 @@ A module per section (``store_section``, ``server_section``, ``auth_section``,
 
 Environment variables (an empty value counts as unset):
 
-==============================  ======================================="""
+==============================  ==============================================
+``UNIMEM_DATABASE_URL``         durable store: ``sqlite:///path.db``, ``postgresql://...``
+                                or ``memory://`` (default: ``sqlite:///<data dir>/unimem.db``)
+``UNIMEM_DATA_DIR``             data directory (``./data``, relative to the working
+                                directory); ``VOICEASSIST_DATA_DIR`` wins when set
+``UNIMEM_REDIS_URL``            session cache: ``redis://...`` or ``redis+cluster://...``
+``UNIMEM_MAX_CONTENT_BYTES``    largest ``content`` accepted, in UTF-8 bytes (32768)
+``UNIMEM_HOT_WINDOW``           messages kept hot per session (50)
+``UNIMEM_SESSION_TTL``          idle seconds before a cached session expires (86400)
+``UNIMEM_SHORT_TERM_TTL``       seconds the short-term layer keeps entries (86400)
+``UNIMEM_MAX_CLOCK_SKEW``       seconds an entry's ``timestamp`` may be ahead of the clock (300)
+``UNIMEM_JWT_SECRET``           HS256 secret for bearer tokens (at least 32 bytes);
+                                unset means local mode: loopback only, user ``local``
+``UNIMEM_RATE_LIMIT``           per-user limit such as ``600/minute``; ``off`` disables
+``UNIMEM_MAX_BODY_BYTES``       largest request body accepted (1048576)
+``UNIMEM_MAX_CONCURRENT_REQUESTS``
+                                HTTP requests a worker runs at once (32); more wait
+                                their turn; ``0``: no limit
+``UNIMEM_WEB_DIR``              built web UI to serve at ``/`` (default: the packaged one)
+``UNIMEM_SWEEP_INTERVAL``       seconds between retention sweeps (3600); ``0`` turns them off
+``UNIMEM_LLM_BASE_URL``         OpenAI-compatible endpoint base, e.g. ``http://127.0.0.1:8000/v1``
+                                (unset: extractive summaries, no assistant replies)
+``UNIMEM_LLM_MODEL``            model name sent in the request (``gpt-4o-mini``)
+``UNIMEM_LLM_API_KEY``          bearer token, if the endpoint wants one
+``UNIMEM_LLM_TIMEOUT``          seconds: the whole call, or the wait for each streamed
+                                chunk (5)
+``UNIMEM_LLM_PHI``              what the server's LLM may see of PHI: ``tokens`` (default:
+                                ``[PERSON_1]``, never a value) or ``allowed`` (values from
+                                the vault, for an LLM the deployment trusts)
+``UNIMEM_AUTO_FACTS``           whether each turn updates the user's facts (``true``)
+``UNIMEM_FACTS_LLM_TIMEOUT``    seconds the LLM fact extractor may take before the
+                                offline rules decide alone (2)
+``UNIMEM_ENCRYPTION_KEYS``      keys encrypting content at rest (``kid:base64key[,...]``,
+                                see :mod:`unimem.privacy.crypto`)
+``UNIMEM_EMBEDDINGS``           dense recall: ``auto`` (the built-in model when installed,
+                                else keyword only; the default), ``local``, ``off``, or an
+                                OpenAI-compatible base URL such as ``http://127.0.0.1:11434/v1``
+``UNIMEM_EMBEDDINGS_MODEL``     model name sent to that endpoint (``nomic-embed-text``)
+``UNIMEM_EMBEDDINGS_API_KEY``   bearer token of that endpoint, if it wants one
+``UNIMEM_EMBEDDINGS_TIMEOUT``   seconds for each embeddings request (10)
+``UNIMEM_VECTOR_CACHE_MB``      memory (MiB) of dense recall's per-user vector matrices and
+                                indexes in each process (256; ``0``: the store scans)
+==============================  ==============================================
+"""
 
 from __future__ import annotations
 
