@@ -311,10 +311,11 @@ def main() -> None:
         path.write_text(json.dumps(data, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
         turns = sum(len(d["turns"]) for d in data)
         print(f"{path.name}: {len(data)} dialogues, {turns} turns")
-    data = _load("script_heldout2").build()
-    path = HERE / "heldout2.json"
-    path.write_text(json.dumps(data, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
-    print(f"{path.name}: {len(data)} dialogues, {sum(len(d['turns']) for d in data)} turns")
+    for split in ("heldout2", "heldout3"):
+        data = _load(f"script_{split}").build()
+        path = HERE / f"{split}.json"
+        path.write_text(json.dumps(data, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+        print(f"{path.name}: {len(data)} dialogues, {sum(len(d['turns']) for d in data)} turns")
 
 
 def days(now: datetime, n: int) -> str:
