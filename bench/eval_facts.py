@@ -1,12 +1,12 @@
 """Accuracy of the facts rules on the labelled clinical dialogues.
 
-    PYTHONPATH=src python bench/eval_facts.py [tune|tune2|heldout|heldout2 ...] [--misses]
+    PYTHONPATH=src python bench/eval_facts.py [tune|tune2|heldout|heldout2|heldout3 ...] [--misses]
 
 Prints, per split, the current facts found (precision / recall), the
 superseded values closed and those still read as current, and the changes
 made on distractor turns (relatives, chatter, questions, negations).
 ``--misses`` lists what was missed or extra: use it on the tune splits only, since
-``heldout2`` is never tuned on (tests/data/clinical/README.md).
+``heldout3`` is never tuned on (tests/data/clinical/README.md).
 """
 
 from __future__ import annotations
@@ -21,7 +21,13 @@ DATA = Path(__file__).resolve().parents[1] / "tests" / "data" / "clinical"
 
 
 def main(argv: list[str]) -> None:
-    splits = [a for a in argv if not a.startswith("--")] or ["tune", "tune2", "heldout", "heldout2"]
+    splits = [a for a in argv if not a.startswith("--")] or [
+        "tune",
+        "tune2",
+        "heldout",
+        "heldout2",
+        "heldout3",
+    ]
     for split in splits:
         dialogues = json.loads((DATA / f"{split}.json").read_text(encoding="utf-8"))
         report = score_dialogues(dialogues)
