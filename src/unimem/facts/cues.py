@@ -66,7 +66,7 @@ _RAW: dict[str, dict[str, str]] = {
         "en": r"\b(?:never|not|n't)\b|\bno\b" + _NO_AS_CORRECTION + r"|\bdon't\b|\bdont\b",
         "es": r"\b(?:nunca|jamas)\b|\bno\b" + _NO_AS_CORRECTION,
         "fr": r"\b(?:ne|n'\w+|pas|jamais)\b",
-        "ar": r"(?<!\w)و?(?:لا|لم|ليس|ليست|لست)(?!\w)(?!\s+انتظر)|\bأبدا\b",
+        "ar": r"(?<!\w)و?(?:لا|لم|ليس|ليست|لست)(?!\w)(?!\s+(?:انتظر|عفوا|آسف|اسف))|\bأبدا\b",
     },
     "hedge": {
         "en": r"\b(?:not sure|i think|maybe|might be|i wonder|i don't know)\b",
@@ -81,30 +81,37 @@ _RAW: dict[str, dict[str, str]] = {
         "ar": r"(?:آخذ|اخذ|أتناول|اتناول|على|وصف|أستعمل|آخذه)",
     },
     "stop": {
-        "en": r"\b(?:stopped|stop|quit|discontinued|took me off|taken off|off the|came off|got off|weaned off|dropped|no longer|anymore|"
-        r"any more|used to take|ran out of|never refilled)\b",
-        "es": r"\b(?:quitaron|ya no|deje|suspendi\w*|retiraron|dejar de|dejo de|lo deje)\b",
-        "fr": r"\b(?:arrete|arreter|ne prends plus|supprime|stoppe|plus de|retire)\b",
-        "ar": r"(?:أوقفوا|اوقفوا|توقفت|أوقف|لم أعد|أوقفت|أوقفها|تركت|قطعت)",
+        "en": r"\b(?:stopped|stop|stopping|quit|quitting|discontinued|discontinue|took me off|taken off|taking me off|off the|came off|got off|"
+        r"weaned off|weaning me off|dropped|no longer|anymore|any more|used to take|ran out of|never refilled|pulled me off|"
+        r"cut out|done with|gave up|finished)\b",
+        "es": r"\b(?:quitaron|quito|ya no|deje|suspendi\w*|suspend\w*|retiraron|dejar de|dejo de|lo deje|la deje|descontinu\w*|"
+        r"no (?:lo|la) tomo mas|ya no (?:lo|la) tomo)\b",
+        "fr": r"\b(?:arret\w*|ne prends plus|(?:j'en|n'en|en) prends plus|(?:le|la|les) prends plus|prends plus|supprim\w*|stopp\w*|"
+        r"plus de|retir\w*|interromp\w*|abandonn\w*)\b",
+        "ar": r"(?:أوقفوا|اوقفوا|وقفوا|وقفت|توقفت|أوقف|لم أعد|ما عدت|أوقفت|أوقفها|تركت|قطعت|بطلت|شالوا)",
     },
     "change": {
         "en": r"\b(?:bumped|raised|increased|upped|lowered|decreased|reduced|changed|switched|adjusted|up to|"
-        r"down to|now|went up|went down)\b",
-        "es": r"\b(?:subio|subieron|bajo|bajaron|cambiaron|cambio|aumento|aumentaron|redujo|redujeron|ahora)\b",
-        "fr": r"\b(?:augmente|baisse|diminue|change|maintenant|passe)\b",
+        r"down to|now|went up|went down|doubled|halved|cut|dropped it|upping|lowering|increasing)\b",
+        "es": r"\b(?:subio|subieron|bajo|bajaron|cambiaron|cambio|aumento|aumentaron|redujo|redujeron|ahora|"
+        r"me (?:la|lo) (?:subieron|bajaron|cambiaron|aumentaron)|duplicaron|ajustaron)\b",
+        "fr": r"\b(?:augment\w*|baiss\w*|diminu\w*|chang\w*|maintenant|passe\w*|double\w*|reduit\w*|ajust\w*)\b",
         "ar": r"(?:رفع|خفض|خفضت|زاد|صرت|غير|قلل)",
     },
     "correction": {
         "en": r"\b(?:actually|correction|i meant|i mean|sorry|misspoke|wait|my mistake|i was wrong|"
-        r"got (?:that|it) wrong|scratch that|hold on|let me correct)\b",
-        "es": r"\b(?:en realidad|perdon|me equivoque|quise decir|corrijo|espere|mejor dicho)\b",
-        "fr": r"\b(?:en fait|pardon|je me suis trompee?|je voulais dire|correction|attendez)\b",
-        "ar": r"(?:في الحقيقة|عفوا|أخطأت|اخطأت|أقصد|تصحيح|انتظر)",
+        r"got (?:that|it) wrong|scratch that|hold on|let me correct|that's wrong|thats wrong|that was wrong|"
+        r"earlier i said|i said earlier|what i said before|what i wrote before|i told you earlier)\b",
+        "es": r"\b(?:en realidad|perdon|me equivoque|quise decir|corrijo|espere|mejor dicho|me confundi|"
+        r"estaba equivocad[oa]|lo que (?:le )?dije)\b",
+        "fr": r"\b(?:en fait|pardon|je me suis trompee?|je voulais dire|correction|attendez|je reviens sur|"
+        r"je rectifie|je corrige|je confondais|erreur de ma part)\b",
+        "ar": r"(?:في الحقيقة|عفوا|أخطأت|اخطأت|أقصد|تصحيح|انتظر|غلطت|آسف)",
     },
     "stale": {
-        "en": r"\b(?:not|instead of)\s+(?:the\s+)?(\d+(?:\.\d+)?)",
-        "es": r"\b(?:no|en vez de)\s+(\d+(?:\.\d+)?)",
-        "fr": r"\b(?:pas|et pas|au lieu de)\s+(\d+(?:\.\d+)?)",
+        "en": r"\b(?:not|instead of)\s+(?:the\s+|a\s+|an\s+)?(\d+(?:\.\d+)?)",
+        "es": r"\b(?:no|en vez de)\s+(?:de\s+|es\s+)?(\d+(?:\.\d+)?)",
+        "fr": r"\b(?:pas|et pas|au lieu de)\s+(?:de\s+)?(\d+(?:\.\d+)?)",
         "ar": r"(?:وليس|وليست|ليس|ليست|بدلا من)\s+(\d+(?:\.\d+)?)",
     },
     "switch": {
@@ -130,7 +137,7 @@ _RAW: dict[str, dict[str, str]] = {
         r"(?:came back|tested|test was|tests were) negative)\b",
         "es": r"\b(?:quite|quitar|quiten|borre|borrar|elimine|eliminar|fue un error|ya no)\b",
         "fr": r"\b(?:enlevez|enlever|retirez|retirer|supprimez|effacez|c'etait une erreur|plus)\b",
-        "ar": r"(?:احذف|امسح|شيل|ألغ|الغ|كان خطأ|لم يعد)",
+        "ar": r"(?:احذف|امسح|شيل|ألغ|الغ|كان خطأ|لم يعد|سلبي|سلبية)",
     },
     "allergy": {
         "en": r"\b(?:allergic|allergy|allergies|react(?:s|ion)?(?: badly)? to|intolerant|anaphyla\w*|makes? me (?:sick|ill)|"
@@ -161,6 +168,13 @@ _RAW: dict[str, dict[str, str]] = {
         "fr": r"\b(?:j'ai|ai|souffre|diagnostique|atteinte?|avec|soignee? pour|traitee? pour)\b",
         "ar": r"(?:عندي|أعاني|اعاني|تشخيص|مصاب|لدي|أعالج|اعالج|أتعالج)",
     },
+    # "that X allergy was my sister, not me": someone else's, so not the patient's
+    "disown": {
+        "en": r"\b(?:not me|not mine|wasn't me|wasnt me|isn't mine|isnt mine)\b",
+        "es": r"\b(?:no (?:a )?mi|yo no|no (?:es|era) mia?o?)\b",
+        "fr": r"\b(?:pas moi|pas a moi|pas la mienne|pas le mien)\b",
+        "ar": r"(?:وليس أنا|مش أنا|مو أنا|ليس أنا|وليس انا|مش انا)",
+    },
     "appointment": {
         "en": r"\b(?:appointment|appt|see|seeing|visit|follow-up|follow up|booked|scheduled)\b",
         "es": r"\b(?:cita|consulta|turno|veo al?|ver al?)\b",
@@ -168,9 +182,9 @@ _RAW: dict[str, dict[str, str]] = {
         "ar": r"(?:موعد|عيادة)",
     },
     "move": {
-        "en": r"\b(?:moved|rescheduled|pushed|changed|postponed|bumped|switched)\b",
-        "es": r"\b(?:cambiaron|pasaron|movieron|aplazaron|reprogramaron)\b",
-        "fr": r"\b(?:deplace|repousse|decale|reporte|change)\b",
+        "en": r"\b(?:moved|rescheduled|pushed|changed|postponed|bumped|switched|delayed|brought forward|rebooked)\b",
+        "es": r"\b(?:cambiaron|pasaron|movieron|aplazaron|reprogramaron|adelantaron|pospusieron|recorrieron)\b",
+        "fr": r"\b(?:deplace\w*|repousse\w*|decale\w*|report\w*|change\w*|avance\w*)\b",
         "ar": r"(?:تأجيل|نقلوا|غيروا|أجلوا|تغيير)",
     },
     "past": {
@@ -264,6 +278,7 @@ class Cues:
     unable: re.Pattern[str]
     reaction: re.Pattern[str]
     condition: re.Pattern[str]
+    disown: re.Pattern[str]
     appointment: re.Pattern[str]
     move: re.Pattern[str]
     past: re.Pattern[str]

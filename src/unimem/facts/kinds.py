@@ -75,6 +75,7 @@ def clause_changes(
 ) -> Iterator[FactChange]:
     """The changes one clause makes, kind by kind."""
     if not _for_self(clause):
+        yield from _disowned(clause, current)
         return
     cues = clause.cues
     corrected = bool(cues.correction.search(clause.text))
@@ -158,6 +159,21 @@ def _allergies(
             yield change
 
 
+def _disowned(clause: Clause, current: Mapping[str, CurrentFact]) -> Iterator[FactChange]:
+    """ "that clindamycin thing was my late wife not me", "the naproxen allergy on my
+    chart was my sister's, not mine": a current allergy or condition of the patient
+    said to be someone else's is closed."""
+    if clause.role != "user" or clause.asked or not clause.cues.disown.search(clause.text):
+        return
+    for mention in clause.mentions:
+        kind = {"allergens": "allergy", "drugs": "allergy", "conditions": "condition"}.get(
+            mention.section
+        )
+        old = current.get(f"{kind}:{mention.key}") if kind else None
+        if old is not None:
+            yield close(old, corrected=True)
+
+
 def _conditions(clause: Clause, current: Mapping[str, CurrentFact]) -> Iterator[FactChange]:
     cues, text = clause.cues, clause.text
     conditions = _mentions(clause, "conditions")
@@ -194,7 +210,12 @@ def _appointments(
 ) -> Iterator[FactChange]:
     cues, text = clause.cues, clause.text
     specialties = _mentions(clause, "specialties")
-    if not specialties or not (cues.appointment.search(text) or cues.move.search(text)):
+    moved = bool(cues.move.search(text))
+    if not specialties and moved and not clause.mentions:
+        # "they moved it to the 17th, same time": the only current appointment
+        held = [f.key for f in current.values() if f.kind == "appointment" and f.key]
+        specialties = [(0, held[0].partition(":")[2])] if len(held) == 1 else []
+    if not specialties or not (cues.appointment.search(text) or moved):
         return
     attrs = _dated(clause, now, past=False)
     if not attrs:

@@ -57,6 +57,8 @@ def medications(
         since = clause.offset(drugs[number - 1][0] + 1) if number else 0
         stopped = bool(cues.stop.search(text[since:hi]))
         if not mine and old is not None and old.attributes.get("dose"):
+            mine = _unitless(text[since:hi], old.attributes["dose"], cues.stale)
+        if not mine and old is not None and old.attributes.get("dose"):
             scale = _SCALED.search(text[since:hi])
             if scale:
                 mine = [_times(old.attributes["dose"], 0.5 if _HALF.match(scale.group(0)) else 2)]
@@ -94,6 +96,17 @@ _SCALED = re.compile(
 )
 _HALF = re.compile(r".*(?:half|mitad|moitie|النصف)")
 _BARE = re.compile(r"(?<![\d.:])(\d+(?:\.\d+)?)(?![\d.:])")
+
+
+def _unitless(text: str, dose: str, stale: re.Pattern[str]) -> list[str]:
+    """ "la rosuvastatina es de 5 no de 10": the medicine's dose was 10, so the one
+    number said before the rejected one is its dose, in the old dose's unit."""
+    rejected = stale.search(text)
+    amount, _, unit = dose.partition(" ")
+    if rejected is None or _first(rejected) != amount:
+        return []
+    said = [m.group(1) for m in _BARE.finditer(text[: rejected.start()])]
+    return [f"{said[0]} {unit}".strip()] if len(said) == 1 and said[0] != amount else []
 
 
 def _times(dose: str, factor: float) -> str:

@@ -17,6 +17,8 @@ import unicodedata
 from dataclasses import dataclass
 from importlib import resources
 
+from .morphology import condition_by_shape, drug_by_shape
+
 __all__ = ["Mention", "Vocabulary", "find_terms", "fold", "get_vocabulary", "words_of"]
 
 SECTIONS = (
@@ -210,16 +212,25 @@ def _arabic_drug(word: str, vocabulary: Vocabulary) -> str | None:
 
 
 def _strip_arabic(word: str) -> list[str]:
-    return [word[len(p) :] for p in _AR_PREFIXES if word.startswith(p) and len(word) - len(p) >= 2]
+    out = [word[len(p) :] for p in _AR_PREFIXES if word.startswith(p) and len(word) - len(p) >= 2]
+    if word.startswith(("لل", "ولل")) and len(word) > 4:  # لل is ل + ال: "للفول" is "ل" + "الفول"
+        out.append("ال" + word[word.index("لل") + 2 :])
+    return out
 
 
 # an elided article or pronoun glued to the word ("l'ibuprofene", "d'amoxicilline")
 _ELIDED = re.compile(r"^(?:l|d|qu|j|m|t|s|n|c|jusqu|lorsqu|puisqu)['’](?=\w{2})")
 
 
+_POSSESSIVE = re.compile(r"['’]s$")
+
+
 def _bare(word: str) -> str:
-    """``word`` without an elided French article before it ("l'ibuprofene" -> "ibuprofene")."""
-    return _ELIDED.sub("", word) if "'" in word or "’" in word else word
+    """``word`` without an elided French article before it ("l'ibuprofene" -> "ibuprofene")
+    or an English possessive after it ("the heart doctor's office")."""
+    if "'" not in word and "’" not in word:
+        return word
+    return _POSSESSIVE.sub("", _ELIDED.sub("", word))
 
 
 def find_terms(words: list[str], vocabulary: Vocabulary | None = None) -> list[Mention]:
@@ -248,6 +259,11 @@ def find_terms(words: list[str], vocabulary: Vocabulary | None = None) -> list[M
                 drug = vocab.latin_drugs.get(_latin_skeleton(word))
             elif not word.isascii():
                 drug = _arabic_drug(word, vocab)
+            if drug is None and word.isascii():
+                drug = drug_by_shape(words, i, vocab.common)
+                condition, start = ("", i) if drug else condition_by_shape(words, i, vocab.common)
+                if condition:
+                    hit = Mention("conditions", condition, start, i + 1)
             if drug:
                 hit = Mention("drugs", drug, i, i + 1)
         if hit is not None:

@@ -118,9 +118,37 @@ def _joins(
     return rest % 10 == 0 and rest >= 20 and value < 10
 
 
+_ORDINALS = dict(
+    zip(
+        "first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth "
+        "thirteenth fourteenth fifteenth sixteenth seventeenth eighteenth nineteenth twentieth "
+        "thirtieth".split(),
+        "one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
+        "fifteen sixteen seventeen eighteen nineteen twenty thirty".split(),
+        strict=True,
+    )
+)
+
+
+def _ordinals(words: list[str]) -> list[str]:
+    """A spoken English ordinal next to a month as its number and "th" ("march
+    eighteenth", "the twenty second of march" -> "march eighteen th", "twenty two th
+    of march"); "first" elsewhere stays a word."""
+    out: list[str] = []
+    for i, word in enumerate(words):
+        near = words[max(0, i - 2) : i] + words[i + 1 : i + 3]
+        if word in _ORDINALS and any(w in _MONTH for w in near if len(w) > 2):
+            out += [_ORDINALS[word], "th"]
+        else:
+            out.append(word)
+    return out
+
+
 def normalize_numbers(words: list[str], language: str | None) -> list[str]:
     """``words`` with spoken numbers as digits (English and the turn's language)."""
     words = [w.translate(_ARABIC_DIGITS) for w in words]
+    if any(w in _ORDINALS for w in words):
+        words = _ordinals(words)
     for lang in dict.fromkeys(["en", language or "en"]):
         if lang in _TABLES:
             words = _spoken(words, lang)
