@@ -20,6 +20,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..facts.cues import cues_for
+from ..facts.vocabulary import fold
 from .tokens import content_text, count_text_tokens
 
 __all__ = [
@@ -128,6 +130,12 @@ def _medical_words() -> frozenset[str]:
     return get_lexicon().medical
 
 
+def _someone_else(sentence: str) -> bool:
+    """The sentence speaks of someone else ("my mom is allergic to aspirin", "mi
+    esposo toma 20 mg"), in the words the facts rules read as someone else's."""
+    return cues_for(None).other.search(fold(sentence)) is not None
+
+
 @functools.lru_cache(maxsize=65_536)
 def score_sentence(sentence: str, role: str) -> float:
     """How much a sentence is worth keeping: facts up, chatter down (may be negative).
@@ -152,6 +160,8 @@ def score_sentence(sentence: str, role: str) -> float:
         score += 2.0
     if _CHATTER.match(sentence) and score < 3:
         score -= 2.0
+    if _someone_else(sentence):
+        score -= 5.0  # "my neighbor takes 20 mg of that": a dose that is not the patient's
     if len(sentence) < 12:
         score -= 1.0
     if role == "assistant":

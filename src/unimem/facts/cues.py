@@ -163,9 +163,11 @@ _RAW: dict[str, dict[str, str]] = {
         "ar": r"(?:تسبب لي|يسبب لي|سبب لي|سببت لي|يعطيني|تعطيني|أعطاني|اعطاني)\s+(.+)",
     },
     "condition": {
-        "en": r"\b(?:have|has|had|i've got|got|diagnosed|suffer|history of|living with|with|treated for|dealing with)\b",
-        "es": r"\b(?:tengo|padezco|diagnosticaron|sufro|diagnostico|con)\b",
-        "fr": r"\b(?:j'ai|ai|souffre|diagnostique|atteinte?|avec|soignee? pour|traitee? pour)\b",
+        "en": r"\b(?:have|has|had|i've got|got|diagnosed|suffer|history of|living with|with|treated for|dealing with|"
+        r"they found|found out i have|told me i have|says it's)\b",
+        "es": r"\b(?:tengo|padezco|diagnosticaron|sufro|diagnostico|con|me encontraron|me detectaron|dice que es)\b",
+        "fr": r"\b(?:j'ai|ai|souffre|diagnostique\w*|atteinte?|avec|soignee? pour|traitee? pour|on m'a trouve|m'ont trouve|"
+        r"(?:dit|dit que|pense que) c'est (?:une?|de la|du)?)\b",
         "ar": r"(?:عندي|أعاني|اعاني|تشخيص|مصاب|لدي|أعالج|اعالج|أتعالج)",
     },
     # "that X allergy was my sister, not me": someone else's, so not the patient's
@@ -224,8 +226,8 @@ _RAW: dict[str, dict[str, str]] = {
     "confirm": {
         "en": r"\b(?:i've noted|i have noted|noted|i've recorded|i have recorded|recorded|i'll note|"
         r"i've added|i've updated)\b",
-        "es": r"\b(?:he anotado|anotado|queda registrad[oa]|he registrado)\b",
-        "fr": r"\b(?:j'ai note|c'est note|j'ai enregistre)\b",
+        "es": r"\b(?:he anotado|anotado|anote|queda registrad[oa]|he registrado|registre|tomo nota|tome nota)\b",
+        "fr": r"\b(?:j'ai (?:bien )?note|c'est (?:bien )?note|j'ai (?:bien )?enregistre|bien note)\b",
         "ar": r"(?:سجلت|تم تسجيل|دونت)",
     },
     "frequency": {

@@ -145,8 +145,8 @@ def _candidate(clause: Clause) -> bool:
     cues, text = clause.cues, clause.text
     if clause.role == "assistant" and not cues.confirm.search(text):
         return False
-    if cues.other.search(text):  # someone else's: clause_changes returns at once
-        return False
+    if cues.other.search(text):  # someone else's: only a disowned fact or a name is read
+        return clause.role == "user" and bool(cues.disown.search(text) or cues.name.search(text))
     if clause.mentions or cues.stale.search(text) or dose_in(text):
         return True
     return clause.role == "user" and any(

@@ -146,16 +146,21 @@ def preferred_name_changes(
     clause: Clause, current: Mapping[str, CurrentFact], corrected: bool
 ) -> Iterator[FactChange]:
     matches = list(clause.cues.name.finditer(clause.text))
-    start = matches[-1].end() if matches else _name_swap(clause, current)
-    if start is None:
+    swap = _name_swap(clause, current) if not matches else None
+    starts = [m.end() for m in reversed(matches)] or ([swap] if swap is not None else [])
+    words: list[str] = []
+    for start in starts:  # the last cue followed by a name ("call me nani, use that")
+        words = clause.text[start:].split()
+        while words and words[0] in _BEFORE_NAME:
+            words = words[1:]
+        # "qu'on m'appelle l'après-midi" (call me in the afternoon): an article is no name
+        if words and not (
+            words[0] in _NOT_A_NAME or words[0].isdigit() or _ARTICLE.match(words[0])
+        ):
+            break
+    else:
         return
-    words = clause.text[start:].split()
-    while words and words[0] in _BEFORE_NAME:
-        words = words[1:]
     raw_words = clause.raw.split()
-    # "qu'on m'appelle l'après-midi" (call me in the afternoon): an article is no name
-    if not words or words[0] in _NOT_A_NAME or words[0].isdigit() or _ARTICLE.match(words[0]):
-        return
     size = 2 if words[0] in _KUNYA and len(words) > 1 else 1
     name = " ".join(words[:size])
     for raw in raw_words:  # the case the patient typed ("Bea"), else capitalized

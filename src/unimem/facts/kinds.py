@@ -32,6 +32,7 @@ _REACTION_WORDS = re.compile(
     r"urticaire|plaques|demangeaisons|eczema|boutons|oedeme|gonfl\w*|gratt\w*|diarrhee|vomi\w*)\b|"
     r"طفح|تورم|حكة|إسهال|اسهال|قيء|استفراغ"
 )
+_CALLED_ME = re.compile(r"\b(?:calls? me|called me|me dicen|me llaman|m'appellent)\b|ينادونني")
 _CUT = re.compile(r"\s*(?:,|\.|;|\band\b|\bbut\b|\by\b|\bet\b|\bو)\s*")
 
 
@@ -75,6 +76,10 @@ def clause_changes(
 ) -> Iterator[FactChange]:
     """The changes one clause makes, kind by kind."""
     if not _for_self(clause):
+        # "my grandkids call me nani now": what others call the patient is the patient's
+        named = clause.cues.name.search(clause.text)
+        if clause.role == "user" and named and _CALLED_ME.search(named.group(0)):
+            yield from preferred_name_changes(clause, current, False)
         yield from _disowned(clause, current)
         return
     cues = clause.cues

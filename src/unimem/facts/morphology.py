@@ -12,7 +12,6 @@ the same way by its suffix ("sarcoidosis", "neuropathy", "colitis").
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
 __all__ = ["condition_by_shape", "drug_by_shape"]
@@ -98,13 +97,19 @@ _ENDINGS = (
     ("ilo", "il"),
     ("ino", "in"),
 )
-_UNITS = frozenset(
+
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+_UNITS = _words(
     "mg mcg µg ug g ml units unit unidades unites milligrams milligram miligramos "
-    "milligrammes micrograms microgramos microgrammes ملغ ملغم مغ وحدة".split()
+    "milligrammes micrograms microgramos microgrammes ملغ ملغم مغ وحدة"
 )
 _LINKS = frozenset(["de", "of", "du", "da", "do", "a", "at", "en"])
 # words often said right before a dose that name no drug, in the four languages
-_NOT_DRUGS = frozenset(
+_NOT_DRUGS = _words(
     """
     dose doses dosage dosis dosage taking takes take took tomo toma tomar tomando prends prend
     prendre pris about around only just like unos unas como comme environ seulement solo solamente
@@ -124,7 +129,7 @@ _NOT_DRUGS = frozenset(
     serait serais avait avaient tenia tenian tiene tienen quedo queda quedan reste restent devient
     donc pues bueno voila exactly exactamente exactement quizas probably probablemente
     probablement actually realmente vraiment right total totale maximo maximum minimo minimum
-        """.split()
+        """
 )
 _CONDITION_SUFFIXES = ("itis", "osis", "emia", "aemia", "pathy", "patia", "algia", "iasis")
 _CONDITION_JOINED = ("ive", "al", "ic", "ous", "oid", "ary", "ar", "osa", "oso", "ica", "ico")

@@ -118,16 +118,27 @@ def _joins(
     return rest % 10 == 0 and rest >= 20 and value < 10
 
 
+def _spaced(text: str) -> list[str]:
+    return text.split()
+
+
 _ORDINALS = dict(
     zip(
-        "first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth "
-        "thirteenth fourteenth fifteenth sixteenth seventeenth eighteenth nineteenth twentieth "
-        "thirtieth".split(),
-        "one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
-        "fifteen sixteen seventeen eighteen nineteen twenty thirty".split(),
+        _spaced(
+            "first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth "
+            "thirteenth fourteenth fifteenth sixteenth seventeenth eighteenth nineteenth twentieth "
+            "thirtieth"
+        ),
+        _spaced(
+            "one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
+            "fifteen sixteen seventeen eighteen nineteen twenty thirty"
+        ),
         strict=True,
     )
 )
+
+
+_FIRST = frozenset(["premier", "1er", "primero", "1ro", "1o"])
 
 
 def _ordinals(words: list[str]) -> list[str]:
@@ -139,6 +150,8 @@ def _ordinals(words: list[str]) -> list[str]:
         near = words[max(0, i - 2) : i] + words[i + 1 : i + 3]
         if word in _ORDINALS and any(w in _MONTH for w in near if len(w) > 2):
             out += [_ORDINALS[word], "th"]
+        elif word in _FIRST and any(w in _MONTH for w in near if len(w) > 2):
+            out.append("1")  # "le premier juillet", "el primero de julio"
         else:
             out.append(word)
     return out
@@ -147,7 +160,7 @@ def _ordinals(words: list[str]) -> list[str]:
 def normalize_numbers(words: list[str], language: str | None) -> list[str]:
     """``words`` with spoken numbers as digits (English and the turn's language)."""
     words = [w.translate(_ARABIC_DIGITS) for w in words]
-    if any(w in _ORDINALS for w in words):
+    if any(w in _ORDINALS or w in _FIRST for w in words):
         words = _ordinals(words)
     for lang in dict.fromkeys(["en", language or "en"]):
         if lang in _TABLES:
@@ -385,6 +398,9 @@ def find_time(text: str) -> str | None:
         tail = scope[match.end() : match.end() + 30]
         if not (meridiem or minute or match.group(0).endswith("h") or cue):
             continue
+        if minute is None and meridiem.startswith("heure"):
+            said = re.match(r"\s*(\d{1,2})\b", tail)  # "quatorze heures trente"
+            minute = f"{int(said.group(1)):02d}" if said and int(said.group(1)) < 60 else None
         if minute is None:
             if "y media" in tail[:10] or "et demie" in tail[:12] or "and a half" in tail[:14]:
                 minute = "30"
