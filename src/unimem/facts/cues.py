@@ -200,7 +200,7 @@ _RAW: dict[str, dict[str, str]] = {
         r"(?:i'd|i would|i) (?:prefer|rather)(?=\s+\S+\s+(?:over|instead of|rather than|not)\s))\s+",
         "es": r"\b(?:llameme|llamame|digame|dime|me dicen|me llaman|conocen como|me diga|me digan)\s+",
         "fr": r"\b(?:appelez-moi|appelle-moi|m'appelle|m'appellent|dites)\s+",
-        "ar": r"(?:نادني|ناديني|ينادونني|قل لي|قولي لي)\s+",
+        "ar": r"(?:نادني|ناديني|نادوني|ينادونني|قل لي|قولي لي|ادعوني|سموني)\s+",
     },
     "language": {
         "en": r"\b(?:speak|speaking|talk|prefer|rather|comfortable|easier|in)\b",
@@ -213,12 +213,13 @@ _RAW: dict[str, dict[str, str]] = {
         r"(?=to\b|i\b|no\b|not\b|never\b|always\b)|i have to (?=fast|avoid|take|keep|stay|rest|drink|eat|"
         r"check|stop|wear|use|not)|i'm not supposed to|im not supposed to|i'm supposed to|i must|"
         r"no (?=driving|lifting|alcohol|food|eating))",
-        "es": r"\b(?:tengo que|debo|no debo|me dijeron que|(?:el|la) (?:doctora?|enfermera) dijo que)\s+",
-        "fr": r"\b(?:je dois|je ne dois pas|on m'a dit que|(?:le|la) (?:medecin|docteur|infirmiere) a dit que)\s+",
-        "ar": r"(?:يجب أن|يجب|قال الطبيب|قالت الطبيبة|قالوا لي|ممنوع)\s*",
+        "es": r"\b(?:tengo que|debo|no debo|me dijeron que|(?:el|la) (?:doctora?|enfermera) (?:me )?dijo que)\s+",
+        "fr": r"\b(?:je dois|je ne dois pas|il faut que je|il faut que j'|on m'a dit que|(?:le|la) (?:medecin|docteur|infirmiere) (?:m')?a dit que)\s*",
+        "ar": r"(?:يجب أن|يجب|قال الطبيب|قال لي الطبيب|قالت الطبيبة|قالت لي الطبيبة|قالوا لي|ممنوع|لازم)\s*",
     },
     "preference": {
-        "en": r"\b(?:i prefer|i'd prefer|i'd rather|i would rather|i like my|i like (?=.+\bbetter\b)|please (?=email|text|send))\s*",
+        "en": r"\b(?:i prefer|i'd prefer|i'd rather|i would rather|i like my|i like (?=.+\bbetter\b)|please (?=email|text|send))\s*|"
+        r"^(?=.+\b(?:works?|is|are) (?:better|best|easier) for me\b)",
         "es": r"\b(?:prefiero|me gusta mas)\s+",
         "fr": r"\b(?:je prefere|j'aime mieux)\s+",
         "ar": r"(?:أفضل|افضل)\s+",

@@ -98,6 +98,10 @@ _NOT_A_NAME = frozenset(
         "plait",
         "من",
         "فضلك",
+        "هكذا",
+        "كذا",
+        "كذلك",
+        "بذلك",
     ]
 )
 _ARTICLE = re.compile(r"(?:l|d|qu)['’]")
