@@ -133,7 +133,15 @@ def _medical_words() -> frozenset[str]:
 def _someone_else(sentence: str) -> bool:
     """The sentence speaks of someone else ("my mom is allergic to aspirin", "mi
     esposo toma 20 mg"), in the words the facts rules read as someone else's."""
-    return cues_for(None).other.search(fold(sentence)) is not None
+    if len(sentence.split()) > _OTHER_MAX_WORDS:
+        return False  # an unpunctuated run may say the patient's facts too
+    found = cues_for(None).other.search(fold(sentence))
+    # "she takes", "they have": a pronoun may be the care team ("they have me on")
+    return found is not None and not found.group(0).startswith(_PRONOUNS)
+
+
+_PRONOUNS = ("she ", "he ", "they ")
+_OTHER_MAX_WORDS = 16
 
 
 @functools.lru_cache(maxsize=65_536)
