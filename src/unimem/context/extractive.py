@@ -20,8 +20,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..facts.cues import cues_for
-from ..facts.vocabulary import fold
+from ..facts.cues import about_someone_else
 from .tokens import content_text, count_text_tokens
 
 __all__ = [
@@ -130,20 +129,6 @@ def _medical_words() -> frozenset[str]:
     return get_lexicon().medical
 
 
-def _someone_else(sentence: str) -> bool:
-    """The sentence speaks of someone else ("my mom is allergic to aspirin", "mi
-    esposo toma 20 mg"), in the words the facts rules read as someone else's."""
-    if len(sentence.split()) > _OTHER_MAX_WORDS:
-        return False  # an unpunctuated run may say the patient's facts too
-    found = cues_for(None).other.search(fold(sentence))
-    # "she takes", "they have": a pronoun may be the care team ("they have me on")
-    return found is not None and not found.group(0).startswith(_PRONOUNS)
-
-
-_PRONOUNS = ("she ", "he ", "they ")
-_OTHER_MAX_WORDS = 16
-
-
 @functools.lru_cache(maxsize=65_536)
 def score_sentence(sentence: str, role: str) -> float:
     """How much a sentence is worth keeping: facts up, chatter down (may be negative).
@@ -168,7 +153,7 @@ def score_sentence(sentence: str, role: str) -> float:
         score += 2.0
     if _CHATTER.match(sentence) and score < 3:
         score -= 2.0
-    if _someone_else(sentence):
+    if about_someone_else(sentence):
         score -= 5.0  # "my neighbor takes 20 mg of that": a dose that is not the patient's
     if len(sentence) < 12:
         score -= 1.0

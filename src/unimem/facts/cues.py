@@ -13,7 +13,9 @@ import functools
 import re
 from dataclasses import dataclass
 
-__all__ = ["CUE_LANGUAGES", "Cues", "cues_for"]
+from .vocabulary import fold
+
+__all__ = ["CUE_LANGUAGES", "Cues", "about_someone_else", "cues_for"]
 
 CUE_LANGUAGES = ("en", "es", "fr", "ar")
 
@@ -307,3 +309,18 @@ def cues_for(language: str | None) -> Cues:
         name: re.compile("|".join(f"(?:{p})" for p in parts)) for name, parts in tables.items()
     }
     return Cues(**compiled)
+
+
+_PRONOUNS = ("she ", "he ", "they ")
+_OTHER_MAX_WORDS = 16
+
+
+def about_someone_else(sentence: str) -> bool:
+    """A short sentence speaks of someone else ("my mom is allergic to aspirin", "mi
+    esposo toma 20 mg"), in the words the rules read as someone else's. A pronoun
+    may be the care team ("they have me on"), and an unpunctuated run longer than
+    16 words may state the patient's own facts too: neither counts."""
+    if len(sentence.split()) > _OTHER_MAX_WORDS:
+        return False
+    found = cues_for(None).other.search(fold(sentence))
+    return found is not None and not found.group(0).startswith(_PRONOUNS)

@@ -14,6 +14,8 @@ from __future__ import annotations
 import re
 from datetime import date, datetime, timedelta
 
+from .ordinals import month_ordinals
+
 __all__ = [
     "dose_in",
     "find_date",
@@ -118,50 +120,10 @@ def _joins(
     return rest % 10 == 0 and rest >= 20 and value < 10
 
 
-def _spaced(text: str) -> list[str]:
-    return text.split()
-
-
-_ORDINALS = dict(
-    zip(
-        _spaced(
-            "first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth "
-            "thirteenth fourteenth fifteenth sixteenth seventeenth eighteenth nineteenth twentieth "
-            "thirtieth"
-        ),
-        _spaced(
-            "one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
-            "fifteen sixteen seventeen eighteen nineteen twenty thirty"
-        ),
-        strict=True,
-    )
-)
-
-
-_FIRST = frozenset(["premier", "1er", "primero", "1ro", "1o"])
-
-
-def _ordinals(words: list[str]) -> list[str]:
-    """A spoken English ordinal next to a month as its number and "th" ("march
-    eighteenth", "the twenty second of march" -> "march eighteen th", "twenty two th
-    of march"); "first" elsewhere stays a word."""
-    out: list[str] = []
-    for i, word in enumerate(words):
-        near = words[max(0, i - 2) : i] + words[i + 1 : i + 3]
-        if word in _ORDINALS and any(w in _MONTH for w in near if len(w) > 2):
-            out += [_ORDINALS[word], "th"]
-        elif word in _FIRST and any(w in _MONTH for w in near if len(w) > 2):
-            out.append("1")  # "le premier juillet", "el primero de julio"
-        else:
-            out.append(word)
-    return out
-
-
 def normalize_numbers(words: list[str], language: str | None) -> list[str]:
     """``words`` with spoken numbers as digits (English and the turn's language)."""
     words = [w.translate(_ARABIC_DIGITS) for w in words]
-    if any(w in _ORDINALS or w in _FIRST for w in words):
-        words = _ordinals(words)
+    words = month_ordinals(words, _MONTH)
     for lang in dict.fromkeys(["en", language or "en"]):
         if lang in _TABLES:
             words = _spoken(words, lang)
