@@ -200,8 +200,12 @@ def get_vocabulary() -> Vocabulary:
     )
 
 
+# verbs of taking that share a drug's consonants ("أستعمل", I use: s-t-m-l, as cytomel)
+_AR_NOT_DRUGS = frozenset(["أستعمل", "استعمل", "وأستعمل", "واستعمل", "أستخدم", "استخدم"])
+
+
 def _arabic_drug(word: str, vocabulary: Vocabulary) -> str | None:
-    if len(word) < 6:
+    if len(word) < 6 or word in _AR_NOT_DRUGS:
         return None
     for prefix in ("", *_AR_PREFIXES):
         if word.startswith(prefix):
