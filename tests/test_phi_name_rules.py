@@ -5,6 +5,8 @@ name, relations named by a word-name, and ages at the end of a sentence."""
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from unimem.privacy import detect_phi
 
@@ -119,3 +121,54 @@ def test_a_title_after_an_article_is_a_role_not_a_form_of_address():
 )
 def test_ages_at_the_end_of_a_sentence(text, expected):
     assert found(text) == expected
+
+
+def test_a_cue_with_nothing_after_it_is_no_error():
+    """A cue or a word-name at the very end of a text finds what it can and never fails."""
+    assert found("Hi its Alexander but pls call me Xander") == [
+        ("PERSON", "Alexander"),
+        ("PERSON", "Xander"),
+    ]
+    for text in ("my name is", "Call me", "this is Grace", "Ask for", "i'm sky"):
+        assert all(0 <= f.start < f.end <= len(text) for f in detect_phi(text, "en"))
+
+
+_CUES = [
+    "my name is",
+    "call me",
+    "calls me",
+    "this is",
+    "it's",
+    "its",
+    "i'm",
+    "ask for",
+    "tell",
+    "mrs",
+    "dr",
+    "patient",
+    "caller",
+    "me llamo",
+    "je m'appelle",
+    "ich heiße",
+]
+_NAMES = ["grace", "sky", "will", "hope", "xander", "alexander", "halloran", "vance", "o k w"]
+_FILLERS = [",", ".", ":", "'s", "the", "and", "but pls", "20 mg", "hi"]
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(_CUES) | st.sampled_from(_NAMES) | st.sampled_from(_FILLERS),
+            st.sampled_from([str.lower, str.title, str.upper]),
+        ),
+        max_size=8,
+    ),
+    st.sampled_from(["en", "es", "fr", "de", None]),
+)
+def test_any_run_of_cue_words_and_names_is_no_error(words, language):
+    """Cues, names and punctuation in any order, case and language: spans lie in the text."""
+    text = " ".join(case(word) for word, case in words)
+    for finding in detect_phi(text, language):
+        assert 0 <= finding.start < finding.end <= len(text)
+        assert text[finding.start : finding.end] == finding.text

@@ -198,6 +198,9 @@ class Doc:
         return self.run_starts.get(i)
 
     def capitalized(self, i: int) -> bool:
-        """Whether token ``i`` starts with an uppercase letter followed by a lowercase one."""
+        """Whether token ``i`` starts with an uppercase letter followed by a lowercase one
+        (False past either end)."""
+        if not 0 <= i < len(self.starts):
+            return False
         text = self.text[self.starts[i] : self.ends[i]]
         return text[:1].isupper() and (len(text) == 1 or not text.isupper())

@@ -158,6 +158,7 @@ def _word_then_surname(doc: Doc, k: int) -> bool:
         and low not in doc.lex.common
         and low not in _TITLE_WORDS
         and not _medical(doc, k)
+        and doc.free(j)
         and (not doc.cased or (doc.capitalized(k) and doc.capitalized(j)))
         and _plain(doc, j)
         and not _arabic(doc.low(j))
