@@ -71,3 +71,12 @@ async def adapter_memory(
     svc = await BACKENDS[request.param](tmp_path, request.node.nodeid)
     async with svc:
         yield svc
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _prewarmed() -> None:
+    """Tests start like a deployed process: the models unimem loads on first use
+    (language, token vocabularies, PHI lexicon) are loaded once, before the first test."""
+    from unimem.integrations import prewarm
+
+    prewarm()
