@@ -24,6 +24,7 @@ __all__ = [
     "decide_language",
     "detection_needed",
     "explicit_trigger",
+    "same_language",
 ]
 
 
@@ -74,7 +75,7 @@ def decide_language(
         return LanguageDecision(explicit_language, detected, switched, trigger, found.confidence)
     # detect() already returns None below its confidence floor, so any
     # detection is a confident one.
-    if detected is None or _same_language(detected, current_language):
+    if detected is None or same_language(detected, current_language):
         return LanguageDecision(current_language, detected, False, None, found.confidence)
     switched = current_language is not None
     trigger = SwitchTrigger.AUTO_DETECTED if switched else None
@@ -85,7 +86,7 @@ def explicit_trigger(explicit_language: str, detection: Detection) -> SwitchTrig
     """Why a turn with an explicitly set language switches: ``explicit_setting`` when
     the text is confidently in another language (the setting overrode detection),
     ``auto_detected`` otherwise."""
-    if detection.language is not None and not _same_language(detection.language, explicit_language):
+    if detection.language is not None and not same_language(detection.language, explicit_language):
         return SwitchTrigger.EXPLICIT_SETTING
     return SwitchTrigger.AUTO_DETECTED
 
@@ -103,8 +104,9 @@ def detection_needed(entry: MemoryEntry) -> bool:
     return bool(entry.content) and _given_detection(entry) is None
 
 
-def _same_language(detected: str, current: str | None) -> bool:
-    """``pt`` is the session's ``pt-BR``: detection names no regions."""
+def same_language(detected: str, current: str | None) -> bool:
+    """Whether a detected language is the session's: ``pt`` is the session's
+    ``pt-BR``, since detection names no regions."""
     return current is not None and detected == current.partition("-")[0].lower()
 
 
@@ -177,7 +179,7 @@ async def apply_language_policy(
     if detected and decided.language is not None:
         state = await store.get_session(entry.session_id)
         current = state.current_language if state is not None else None
-        if _same_language(decided.language, current):
+        if same_language(decided.language, current):
             decided = decided.model_copy(update={"language": current})
         elif current is not None and trigger is None:
             trigger = SwitchTrigger.AUTO_DETECTED.value

@@ -15,6 +15,7 @@ from typing import Any
 
 from ..errors import InvalidInputError, SessionClosedError, SessionNotFoundError
 from ..ids import new_id
+from ..language.policy import same_language
 from ..models import EventType, MemoryEntry, MemoryEvent, Mode, Role, SessionInfo, SwitchTrigger
 from .contracts import PhiGuard, SettingsChanged, SettingsGuard, TokensChanged
 
@@ -73,11 +74,6 @@ def _event(kind: EventType, entry: MemoryEntry, data: dict[str, Any]) -> MemoryE
         timestamp=entry.timestamp,
         data=data,
     )
-
-
-def _same_language(detected: str, current: str | None) -> bool:
-    """``pt`` is the session's ``pt-BR``: a detection names no region."""
-    return current is not None and detected == current.partition("-")[0].lower()
 
 
 def plan_entry(
@@ -139,7 +135,7 @@ def plan_entry(
                 )
             )
         mode = entry.mode
-        if language_detected and entry.language and _same_language(entry.language, language):
+        if language_detected and entry.language and same_language(entry.language, language):
             entry = entry.model_copy(update={"language": language})
         if entry.language:
             if language is not None and entry.language != language:
