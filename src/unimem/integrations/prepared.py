@@ -26,6 +26,9 @@ holds the call until it is done. That is why the build starts at the
 transcript, in the gap before the end of the turn, and not at the LLM call.
 
 A prepared context is bound to its session, user and text; it is used once.
+A build started for a session stops the ones still running for it (an older
+text of the turn, a late turn's refresh): their result would not be used, and
+they would hold the event loop the new one needs.
 """
 
 from __future__ import annotations
@@ -114,7 +117,8 @@ class ContextPreparer:
         self._task: asyncio.Task[list[str] | None] | None = None
         #: the text-independent part of the last context built, by (session, user)
         self._ready: tuple[tuple[str, str | None], list[str]] | None = None
-        self._running: set[asyncio.Task[list[str] | None]] = set()
+        #: the builds still running, with the (session, user) each is for
+        self._running: dict[asyncio.Task[list[str] | None], tuple[str, str | None]] = {}
 
     def start(
         self,
@@ -129,13 +133,29 @@ class ContextPreparer:
         key = (session_id, user_id, text)
         if self._key == key and self._task is not None:
             return
+        self._supersede(key[:2])
         self._key = key
-        self._task = self._track(self._spawn(self._build(key, after)))
+        self._task = self._track(key[:2], self._spawn(self._build(key, after)))
 
-    def _track(self, task: asyncio.Task[list[str] | None]) -> asyncio.Task[list[str] | None]:
-        self._running.add(task)
-        task.add_done_callback(self._running.discard)
+    def _supersede(self, owner: tuple[str, str | None]) -> None:
+        """Stop the builds still running for ``owner``'s session: a newer text
+        (or a late turn's refresh) replaces them, and their result would not be
+        used."""
+        for task, of in list(self._running.items()):
+            if of == owner:
+                task.cancel()
+        if self._key is not None and self._key[:2] == owner:
+            self._key, self._task = None, None
+
+    def _track(
+        self, owner: tuple[str, str | None], task: asyncio.Task[list[str] | None]
+    ) -> asyncio.Task[list[str] | None]:
+        self._running[task] = owner
+        task.add_done_callback(self._forget)
         return task
+
+    def _forget(self, task: asyncio.Task[Any]) -> None:
+        self._running.pop(task, None)
 
     async def take(
         self,
@@ -161,7 +181,8 @@ class ContextPreparer:
         if task.done() and not task.cancelled():
             return TurnContext(_join(task.result()), [])
         task.cancel()
-        self._track(self._spawn(self._build(key, None, delay=REFRESH_AFTER_S)))
+        self._supersede(key[:2])
+        self._track(key[:2], self._spawn(self._build(key, None, delay=REFRESH_AFTER_S)))
         ready = self._ready
         fallback = ready[1] if ready is not None and ready[0] == key[:2] else None
         return TurnContext(_join(fallback), [DEGRADATION_CONTEXT_NOT_READY])
@@ -171,7 +192,7 @@ class ContextPreparer:
         for task in list(self._running):
             task.cancel()
         if self._running:
-            await asyncio.wait(set(self._running))
+            await asyncio.wait(list(self._running))
         self._key, self._task = None, None
 
     async def _build(
