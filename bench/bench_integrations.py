@@ -96,11 +96,10 @@ from pipecat.workers.runner import WorkerRunner
 
 from unimem import MemoryEntry, UnifiedMemoryService
 from unimem.client import MemoryClient
-from unimem.context import warm_up
+from unimem.integrations import prewarm
 from unimem.integrations.livekit import AgentMemory, UnimemAgent
 from unimem.integrations.openai_agents import UnimemSession, entry_from_item
 from unimem.integrations.pipecat import UnimemMemoryProcessor
-from unimem.language import preload
 from unimem.server.auth import issue_token
 from unimem.stores.layered import LayeredStore
 from unimem.stores.postgres.store import PostgresStore
@@ -335,8 +334,7 @@ def line(name: str, samples: list[float]) -> str:
 def start_like_a_worker(freeze: bool) -> None:
     """Load what unimem loads on first use, then (``freeze``) move everything
     loaded out of the collector's reach, as a deployed voice worker starts."""
-    preload()
-    warm_up(("gpt-4o",))
+    prewarm(("gpt-4o",))
     if freeze:
         gc.collect()
         gc.freeze()

@@ -28,6 +28,7 @@ from .tokens import (
     warm_up,
 )
 from .truncate import truncate_context
+from .warm import load_models
 
 #: The seed's name for building messages; the same as :func:`assemble`.
 build_messages = assemble
@@ -51,6 +52,7 @@ __all__ = [
     "count_tokens",
     "encoding_name_for_model",
     "fit_text",
+    "load_models",
     "passage_limit",
     "summarize_with_fallback",
     "summarizer_from_env",

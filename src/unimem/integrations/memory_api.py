@@ -23,19 +23,16 @@ __all__ = ["HISTORY_LIMIT", "Memory", "context_messages", "prewarm"]
 def prewarm(models: tuple[str, ...] = ("gpt-4o",)) -> None:
     """Load what unimem loads on first use, now: the language models (about
     5 s, holding the interpreter), the token vocabularies of ``models`` and the
-    PHI lexicon, as ``unimem serve`` does at start-up.
+    PHI lexicon, as ``unimem serve`` does at start-up
+    (:func:`unimem.context.load_models`).
 
     Call it where the framework prepares a process before its first
     conversation (LiveKit: the worker's ``prewarm`` function; Pipecat: before
     the pipeline runs), so that no user turn pays for it.
     """
-    from ..context import warm_up
-    from ..language import preload
-    from ..privacy.phi_lexicon import get_lexicon
+    from ..context.warm import load_models
 
-    preload()
-    warm_up(models)
-    get_lexicon()
+    load_models(models)
 
 
 async def context_messages(

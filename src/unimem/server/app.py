@@ -27,6 +27,7 @@ from starlette.types import Scope
 
 from .. import __version__
 from ..assembly import build_service
+from ..context.warm import load_models
 from ..service import UnifiedMemoryService
 from ..settings import Settings
 from . import facts, items, live, me, ops, reply, search, sessions
@@ -119,18 +120,6 @@ async def _start_relay(settings: ServerSettings) -> RedisLiveBus | None:
     return bus
 
 
-def _warm_up() -> None:
-    """Load the language models, token vocabularies and PHI lexicon now, so the
-    first request does not pay seconds for them."""
-    from ..context.tokens import warm_up
-    from ..language.detector import preload
-    from ..privacy.phi_lexicon import get_lexicon
-
-    preload()
-    warm_up()
-    get_lexicon()
-
-
 class _SpaFiles(StaticFiles):
     """Static files where unknown paths without an extension fall back to
     ``index.html``, so client-side routes survive a reload."""
@@ -177,7 +166,9 @@ def create_app(
             server.to_settings(), live=relay, observe=lambda store: TimedStore(store, metrics)
         )
         await memory.setup()
-        await asyncio.to_thread(_warm_up)
+        # the language models, token vocabularies and PHI lexicon, so the
+        # first request does not pay seconds for them
+        await asyncio.to_thread(load_models)
         # Everything loaded so far (models, lexicons, schemas, the app) lives as
         # long as the process: move it out of the collector's reach, so a full
         # collection no longer walks it (~15 ms each, the top of the p99).
