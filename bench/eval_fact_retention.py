@@ -22,7 +22,7 @@ for an LLM the deployment trusts; the facts are read with ``reveal=True``):
   spends, and how many of its lines come from turns labelled chatter.
 
 ``--misses`` prints what was not retained: use it on the tune splits only
-(``heldout3`` is never tuned on; its first run is the figure to report).
+(``heldout4`` is never tuned on; its first run is the figure to report).
 """
 
 from __future__ import annotations

@@ -1,12 +1,12 @@
 """Accuracy of the facts rules on the labelled clinical dialogues.
 
-    PYTHONPATH=src python bench/eval_facts.py [tune|tune2|heldout|heldout2|heldout3 ...] [--misses]
+    PYTHONPATH=src python bench/eval_facts.py [tune|tune2|heldout|heldout2|heldout3|heldout4 ...] [--misses]
 
 Prints, per split, the current facts found (precision / recall), the
 superseded values closed and those still read as current, and the changes
 made on distractor turns (relatives, chatter, questions, negations).
 ``--misses`` lists what was missed or extra: use it on the tune splits only, since
-``heldout3`` is never tuned on (tests/data/clinical/README.md).
+``heldout4`` is never tuned on (tests/data/clinical/README.md).
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ def main(argv: list[str]) -> None:
         "heldout",
         "heldout2",
         "heldout3",
+        "heldout4",
     ]
     for split in splits:
         dialogues = json.loads((DATA / f"{split}.json").read_text(encoding="utf-8"))

@@ -311,7 +311,7 @@ def main() -> None:
         path.write_text(json.dumps(data, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
         turns = sum(len(d["turns"]) for d in data)
         print(f"{path.name}: {len(data)} dialogues, {turns} turns")
-    for split in ("heldout2", "heldout3"):
+    for split in ("heldout2", "heldout3", "heldout4"):
         data = _load(f"script_{split}").build()
         path = HERE / f"{split}.json"
         path.write_text(json.dumps(data, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
