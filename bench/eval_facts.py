@@ -1,6 +1,6 @@
 """Accuracy of the facts rules on the labelled clinical dialogues.
 
-    PYTHONPATH=src python bench/eval_facts.py [tune|tune2|heldout|heldout2|heldout3|heldout4 ...] [--misses]
+    PYTHONPATH=src python bench/eval_facts.py [SPLIT ...] [--misses]
 
 Prints, per split, the current facts found (precision / recall), the
 superseded values closed and those still read as current, and the changes

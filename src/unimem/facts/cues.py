@@ -295,9 +295,20 @@ class Cues:
     frequency: re.Pattern[str]
 
 
-@functools.cache
+def base_language(language: str | None) -> str | None:
+    """The language of a code without its region or script: ``es`` for ``es-MX``,
+    ``pt`` for ``pt_BR``, ``fr`` for ``FR-ca``; ``None`` for none."""
+    return language.split("-")[0].split("_")[0].lower() or None if language else None
+
+
 def cues_for(language: str | None) -> Cues:
-    """The cues for a turn of ``language`` (every language's when it has none of its own)."""
+    """The cues for a turn of ``language`` (every language's when it has none of
+    its own); a regional code (``es-MX``, ``fr-CA``) reads as its language."""
+    return _cues_for(base_language(language))
+
+
+@functools.cache
+def _cues_for(language: str | None) -> Cues:
     langs = [language] if language in CUE_LANGUAGES else list(CUE_LANGUAGES)
     if language not in (None, "en") and language in CUE_LANGUAGES:
         langs.append("en")  # code-switching: English cues are common in every language

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from .changes import CurrentFact, FactChange, FactOp
-from .cues import Cues, cues_for
+from .cues import Cues, base_language, cues_for
 from .kinds import clause_changes
 from .reconcile import index_current
 from .vocabulary import Mention, find_terms, fold, said_words, words_of
@@ -119,6 +119,7 @@ def normalize_words(raw: str, language: str | None) -> list[str]:
 
 
 def _clauses(text: str, role: str, language: str | None) -> list[Clause]:
+    language = base_language(language)  # es-MX reads as es
     cues = cues_for(language)
     out: list[Clause] = []
     for raw in _SPLIT.split(text[:_MAX_TEXT]):

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from datetime import date, datetime, timedelta
 
+from .cues import base_language
 from .ordinals import month_ordinals
 
 __all__ = [
@@ -121,7 +122,9 @@ def _joins(
 
 
 def normalize_numbers(words: list[str], language: str | None) -> list[str]:
-    """``words`` with spoken numbers as digits (English and the turn's language)."""
+    """``words`` with spoken numbers as digits (English and the turn's language,
+    ``es`` for ``es-MX``)."""
+    language = base_language(language)
     words = [w.translate(_ARABIC_DIGITS) for w in words]
     words = month_ordinals(words, _MONTH)
     for lang in dict.fromkeys(["en", language or "en"]):

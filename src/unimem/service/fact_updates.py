@@ -27,6 +27,7 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from ..facts import FactChange, TurnReading
+from ..facts.cues import base_language
 from ..ids import new_id
 from ..models import Fact, MemoryEntry, MemorySettings, Role, utcnow
 from ..stores.contracts import DurableStore, FactsChanged
@@ -164,7 +165,8 @@ class FactUpdates:
         if ahead is not None and (
             ahead.found is None
             or not self._observed(stored, settings)
-            or ahead.language != (stored.language or stored.detected_language)
+            or base_language(ahead.language)
+            != base_language(stored.language or stored.detected_language)
         ):
             ahead.discard()  # the store gave the turn another language: find again
             ahead = None
