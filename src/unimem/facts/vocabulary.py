@@ -200,12 +200,25 @@ def get_vocabulary() -> Vocabulary:
     )
 
 
-# verbs of taking that share a drug's consonants ("أستعمل", I use: s-t-m-l, as cytomel)
-_AR_NOT_DRUGS = frozenset(["أستعمل", "استعمل", "وأستعمل", "واستعمل", "أستخدم", "استخدم"])
+# Letters no Arabic spelling of a Latin drug name writes (ع ح have no Latin
+# sound, ة ends Arabic nouns): a word holding one is not a drug.
+_AR_NOT_IN_DRUGS = frozenset("عحة")
+# verbs of using that share a drug's consonants ("أستخدم", I use)
+_AR_NOT_DRUGS = frozenset(["أستخدم", "استخدم"])
+
+
+def _whole_drug_token(word: str) -> bool:
+    """Whether every letter of ``word`` can be part of a drug's Arabic spelling:
+    its consonants are compared with a drug's, so a letter the comparison
+    drops must be a vowel letter, never ع, ح, ة or a pronoun ending ("أستعمله",
+    I use it, is s-t-m-l as cytomel but is no drug)."""
+    if word in _AR_NOT_DRUGS or _AR_NOT_IN_DRUGS.intersection(word):
+        return False
+    return not word.endswith(("ه", "ها", "هم", "ني"))
 
 
 def _arabic_drug(word: str, vocabulary: Vocabulary) -> str | None:
-    if len(word) < 6 or word in _AR_NOT_DRUGS:
+    if len(word) < 6 or not _whole_drug_token(word):
         return None
     for prefix in ("", *_AR_PREFIXES):
         if word.startswith(prefix):
