@@ -21,6 +21,7 @@ from datetime import datetime
 
 from .changes import CurrentFact, FactChange, FactOp
 from .cues import Cues, base_language, cues_for
+from .discussed import bind_current
 from .kinds import clause_changes
 from .reconcile import index_current
 from .vocabulary import Mention, find_terms, fold, said_words, words_of
@@ -150,6 +151,9 @@ def _candidate(clause: Clause) -> bool:
         return clause.role == "user" and bool(cues.disown.search(text) or cues.name.search(text))
     if clause.mentions or cues.stale.search(text) or dose_in(text):
         return True
+    # a current fact named in words the vocabulary lacks: "le baclofène, il l'a arrêté"
+    if any(cue.search(text) for cue in (cues.stop, cues.change, cues.correction, cues.move)):
+        return True
     return clause.role == "user" and any(
         cue.search(text) for cue in (cues.name, cues.care, cues.preference)
     )
@@ -227,7 +231,7 @@ def extract_facts(
     for clause in reading.clauses:
         if role == "assistant" and not clause.cues.confirm.search(clause.text):
             continue
-        for change in clause_changes(clause, index, ordered, now):
+        for change in clause_changes(bind_current(clause, index), index, ordered, now):
             previous = found.get(change.key)
             merged = change if previous is None else _carry(change, previous)
             if merged is None:

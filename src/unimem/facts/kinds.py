@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Mapping, Sequence
-from datetime import datetime
+from datetime import date, datetime
 from typing import TYPE_CHECKING
 
 from .changes import CurrentFact, FactChange
 from .identity import preferred_language_changes, preferred_name_changes
 from .medications import medications
+from .ordinals import day_of_month
 from .reconcile import add_or_supersede, close, slug
 from .vocabulary import said_words, words_of
 from .when import find_date, find_onset, find_slash_date, find_time
@@ -223,18 +224,33 @@ def _appointments(
     if not specialties or not (cues.appointment.search(text) or moved):
         return
     attrs = _dated(clause, now, past=False)
+    name = specialties[0][1]
+    old = current.get(f"appointment:{name}")
+    if moved and "date" not in attrs and old is not None:
+        attrs.update(_moved_to_day(clause, old))
     if not attrs:
         return
-    name = specialties[0][1]
     attrs["name"] = name.replace("-", " ")
-    if "time" not in attrs:
-        old = current.get(f"appointment:{name}")
-        if old is not None and "time" in old.attributes and "date" in attrs:
-            attrs["time"] = old.attributes["time"]
+    if "time" not in attrs and old is not None and "time" in old.attributes and "date" in attrs:
+        attrs["time"] = old.attributes["time"]
     value = " ".join(v for v in (attrs.get("date") or attrs.get("when"), attrs.get("time")) if v)
     change = add_or_supersede("appointment", f"appointment:{name}", value, attrs, current)
     if change is not None:
         yield change
+
+
+def _moved_to_day(clause: Clause, old: CurrentFact) -> dict[str, str]:
+    """ "they moved me to the seventeenth, same time": a day with no month is in
+    the month of the date it moves from."""
+    day = day_of_month(clause.words)
+    before = old.attributes.get("date", "")
+    if day is None or len(before) != 10:
+        return {}
+    try:
+        moved = date.fromisoformat(before).replace(day=day)
+    except ValueError:
+        return {}
+    return {"date": moved.isoformat(), "when": _as_said(clause, str(day))}
 
 
 def _procedures(

@@ -197,14 +197,17 @@ def _dose_correction(
     *,
     corrected: bool = True,
 ) -> Iterator[FactChange]:
-    """ "actually it's 20 mg, not 10": the medication whose dose was 10, else the latest one
-    (also for a new dose said with no drug: "they bumped it up to 20 mg")."""
+    """ "actually it's 20 mg, not 10": the medication whose dose was 10 (none when no
+    medication's was); a new dose said with no drug and no rejected one ("they
+    bumped it up to 20 mg") changes the latest one with a dose."""
     stale = clause.cues.stale.search(clause.text)
     wrong = _first(stale) if stale else ""
     medications = [f for f in ordered if f.kind == "medication" and f.attributes.get("dose")]
     target = next(
         (f for f in reversed(medications) if f.attributes["dose"].split()[0] == wrong), None
-    ) or (medications[-1] if medications else None)
+    )
+    if target is None and not wrong:  # a rejected dose no medicine has names none of them
+        target = medications[-1] if medications else None
     if target is None or not target.key:
         return
     dose = doses[0][1]

@@ -3,9 +3,9 @@ read before the spoken numbers are turned into digits."""
 
 from __future__ import annotations
 
-from collections.abc import Container
+from collections.abc import Container, Sequence
 
-__all__ = ["month_ordinals"]
+__all__ = ["day_of_month", "month_ordinals"]
 
 
 def _spaced(text: str) -> list[str]:
@@ -47,3 +47,42 @@ def month_ordinals(words: list[str], months: Container[str]) -> list[str]:
         else:
             out.append(word)
     return out
+
+
+_DAY_BEFORE = frozenset(
+    ["the", "to", "on", "for", "el", "al", "le", "au", "il", "al", "am", "den", "zum"]
+)
+_DAY_AFTER = frozenset(["th", "st", "nd", "rd", "er", "ro"])
+# a number followed by these is a time, a dose or a span, not a day
+_NOT_A_DAY = frozenset(
+    _spaced(
+        "am pm p h o'clock hours hour heures heure horas hora uhr weeks week semanas semaines "
+        "days dias jours tage minutes mg"
+    )
+)
+
+
+def day_of_month(words: Sequence[str]) -> int | None:
+    """A day said with no month ("moved me to the seventeenth", "to the 17th",
+    "al 17", "au 22"), or None: a number from 1 to 31 after an article or a
+    preposition, or before an ordinal ending, or an English ordinal after one."""
+    for i, word in enumerate(words):
+        before = i > 0 and words[i - 1] in _DAY_BEFORE
+        after = i + 1 < len(words) and words[i + 1] in _DAY_AFTER
+        if word in _ORDINALS and before:
+            day = _DAY_NUMBERS[word]
+        elif (
+            word.isdigit()
+            and (before or after)
+            and not _NOT_A_DAY.intersection(words[i + 1 : i + 2])
+        ):
+            day = int(word)
+        else:
+            continue
+        if 1 <= day <= 31:
+            return day
+    return None
+
+
+_DAY_NUMBERS = {word: n for n, word in enumerate(_ORDINALS, start=1)}
+_DAY_NUMBERS["thirtieth"] = 30

@@ -19,7 +19,16 @@ from importlib import resources
 
 from .morphology import condition_by_shape, drug_by_shape
 
-__all__ = ["Mention", "Vocabulary", "find_terms", "fold", "get_vocabulary", "words_of"]
+__all__ = [
+    "Mention",
+    "Vocabulary",
+    "find_terms",
+    "fold",
+    "get_vocabulary",
+    "one_letter_off",
+    "spells",
+    "words_of",
+]
 
 SECTIONS = (
     "drugs",
@@ -130,6 +139,9 @@ class Vocabulary:
     latin_drugs: dict[str, str]
     arabic_drugs: dict[str, str]
     common: frozenset[str]
+    #: a drug name of 7 letters or more with one letter left out, to the name
+    #: (a typed "omeprazle" is omeprazole)
+    one_letter_out: dict[str, str]
 
 
 def _read(package: str, name: str) -> str:
@@ -197,6 +209,75 @@ def get_vocabulary() -> Vocabulary:
         latin_drugs=latin,
         arabic_drugs={k: v[0] for k, v in arabic.items() if len(v) == 1 and len(k) >= 4},
         common=common,
+        one_letter_out=_one_letter_out(canonical),
+    )
+
+
+_TYPO_MIN = 7  # a shorter name is too close to other words for one letter to be a typo
+
+
+def _deletions(word: str) -> set[str]:
+    return {word[:i] + word[i + 1 :] for i in range(len(word))}
+
+
+def _one_letter_out(names: set[str]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    taken: set[str] = set()
+    for name in sorted(names):
+        if len(name) < _TYPO_MIN or not name.isalpha():
+            continue
+        for short in _deletions(name):
+            if short in out and out[short] != name:
+                taken.add(short)  # two names one letter away: no guess
+            out[short] = name
+    return {k: v for k, v in out.items() if k not in taken and k not in names}
+
+
+def one_letter_off(word: str, name: str) -> bool:
+    """Whether ``word`` is ``name`` (7 letters or more) typed with one letter left
+    out, added, changed or two swapped ("omeprazle", "omeprazolle", "omeprasole")."""
+    if len(name) < _TYPO_MIN or abs(len(word) - len(name)) > 1 or word == name:
+        return False
+    if len(word) == len(name):
+        diff = [i for i, (a, b) in enumerate(zip(word, name, strict=True)) if a != b]
+        swapped = len(diff) == 2 and diff[1] == diff[0] + 1 and word[diff[0]] == name[diff[1]]
+        return len(diff) == 1 or (swapped and word[diff[1]] == name[diff[0]])
+    short, long = (word, name) if len(word) < len(name) else (name, word)
+    return short in _deletions(long)
+
+
+def _typed_drug(word: str, vocabulary: Vocabulary) -> str | None:
+    """A known drug typed with one letter off, or None."""
+    if len(word) < _TYPO_MIN - 1 or not word.isalpha():
+        return None
+    found = vocabulary.one_letter_out.get(word)  # a letter left out
+    if found is None:
+        near = {vocabulary.latin_drugs.get(_latin_skeleton(s)) for s in _deletions(word)}
+        near |= {vocabulary.one_letter_out.get(s) for s in _deletions(word)}
+        near.discard(None)
+        found = near.pop() if len(near) == 1 else None
+    return found if found is not None and one_letter_off(word, found) else None
+
+
+def spells(word: str, name: str) -> bool:
+    """Whether ``word`` (folded, from :func:`words_of`) spells the one-word
+    ``name`` the way the vocabulary compares spellings: the same, its Spanish or
+    French spelling ("ranolazina", "baclofene"), one letter off ("omeprazole"
+    for "omeprazle"), or its consonants in Arabic script ("البيوغليتازون")."""
+    word = _bare(word)
+    if word == name:
+        return True
+    if word.isascii():
+        if len(word) < 5:
+            return False
+        return _latin_skeleton(word) == _latin_skeleton(name) or one_letter_off(word, name)
+    want = _consonants(name)
+    if len(want) < 4 or len(word) < 5 or not _whole_drug_token(word):
+        return False
+    return any(
+        _arabic_skeleton(word[len(prefix) :]) == want
+        for prefix in ("", *_AR_PREFIXES)
+        if word.startswith(prefix)
     )
 
 
@@ -276,6 +357,8 @@ def find_terms(words: list[str], vocabulary: Vocabulary | None = None) -> list[M
                 drug = vocab.latin_drugs.get(_latin_skeleton(word))
             elif not word.isascii():
                 drug = _arabic_drug(word, vocab)
+            if drug is None and word.isascii() and word not in vocab.common:
+                drug = _typed_drug(word, vocab)
             if drug is None and word.isascii():
                 drug = drug_by_shape(words, i, vocab.common)
                 condition, start = ("", i) if drug else condition_by_shape(words, i, vocab.common)

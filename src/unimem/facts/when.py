@@ -129,8 +129,33 @@ def normalize_numbers(words: list[str], language: str | None) -> list[str]:
     words = month_ordinals(words, _MONTH)
     for lang in dict.fromkeys(["en", language or "en"]):
         if lang in _TABLES:
-            words = _spoken(words, lang)
+            words = _thousands(_spoken(words, lang), _THOUSAND[lang])
     return words
+
+
+_THOUSAND = {"en": "thousand", "es": "mil", "fr": "mille"}
+
+
+def _thousands(words: list[str], thousand: str) -> list[str]:
+    """Digits around the word for a thousand as one number ("2 thousand 500" ->
+    "2500", "mil" -> "1000", "mil 500" -> "1500")."""
+    if thousand not in words:
+        return words
+    out: list[str] = []
+    i = 0
+    while i < len(words):
+        if words[i] != thousand:
+            out.append(words[i])
+            i += 1
+            continue
+        times = int(out.pop()) if out and out[-1].isdigit() and 0 < int(out[-1]) < 1000 else 1
+        total = times * 1000
+        i += 1
+        if i < len(words) and words[i].isdigit() and int(words[i]) < 1000:
+            total += int(words[i])
+            i += 1
+        out.append(str(total))
+    return out
 
 
 _DOSE = re.compile(
