@@ -103,3 +103,24 @@ async def test_a_late_turn_records_it_and_the_next_build_stops_its_refresh(
     nxt = await preparer.take("visit-late", "alice", "and a fever", wait_ms=None)
     assert nxt.degradations == [] and nxt.block is not None
     await preparer.aclose()
+
+
+async def test_the_transcript_coming_after_the_llm_call_keeps_the_calls_build(
+    adapter_memory: UnifiedMemoryService,
+) -> None:
+    """The final transcript is seen only once the LLM call has started the
+    build for the turn (it came as the turn ended): the call's build goes on
+    and is used; no second one starts."""
+    await _seeded(adapter_memory, "visit-after")
+    late = LateContext(adapter_memory, slow={"I take metformin": 0.05})
+    preparer = _preparer(late)
+    taking = asyncio.create_task(preparer.take("visit-after", "alice", "I take metformin"))
+    assert await asyncio.wait_for(late.started.get(), timeout=10) == "I take metformin"
+    preparer.start("visit-after", "alice", "I take metformin")
+
+    turn = await taking
+    assert turn.degradations == []
+    assert turn.block is not None and "allergic to penicillin" in turn.block
+    assert late.built == [("alice", "I take metformin")]
+    assert late.cancelled.empty()
+    await preparer.aclose()

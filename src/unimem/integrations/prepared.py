@@ -117,8 +117,9 @@ class ContextPreparer:
         self._task: asyncio.Task[list[str] | None] | None = None
         #: the text-independent part of the last context built, by (session, user)
         self._ready: tuple[tuple[str, str | None], list[str]] | None = None
-        #: the builds still running, with the (session, user) each is for
-        self._running: dict[asyncio.Task[list[str] | None], tuple[str, str | None]] = {}
+        #: the builds still running: the key each is for, and whether its turn
+        #: may use it (``False``: a late turn's refresh, for what is ready next)
+        self._running: dict[asyncio.Task[list[str] | None], tuple[_Key, bool]] = {}
 
     def start(
         self,
@@ -129,28 +130,37 @@ class ContextPreparer:
     ) -> None:
         """Start building the context for ``text`` once ``after`` (the writes
         handed to the background so far) is done; a build for the same text
-        already started is kept."""
+        already started is kept, and any other build for the session stops."""
         key = (session_id, user_id, text)
         if self._key == key and self._task is not None:
             return
+        if self._underway(key) is not None:
+            return  # its turn's LLM call has it already, and waits for it
         self._supersede(key[:2])
         self._key = key
-        self._task = self._track(key[:2], self._spawn(self._build(key, after)))
+        self._task = self._track(key, True, self._spawn(self._build(key, after)))
+
+    def _underway(self, key: _Key) -> asyncio.Task[list[str] | None] | None:
+        """The build for ``key`` still running for its turn, if any."""
+        for task, (of, usable) in self._running.items():
+            if usable and of == key and not task.done():
+                return task
+        return None
 
     def _supersede(self, owner: tuple[str, str | None]) -> None:
         """Stop the builds still running for ``owner``'s session: a newer text
         (or a late turn's refresh) replaces them, and their result would not be
         used."""
-        for task, of in list(self._running.items()):
-            if of == owner:
+        for task, (of, _) in list(self._running.items()):
+            if of[:2] == owner:
                 task.cancel()
         if self._key is not None and self._key[:2] == owner:
             self._key, self._task = None, None
 
     def _track(
-        self, owner: tuple[str, str | None], task: asyncio.Task[list[str] | None]
+        self, key: _Key, usable: bool, task: asyncio.Task[list[str] | None]
     ) -> asyncio.Task[list[str] | None]:
-        self._running[task] = owner
+        self._running[task] = (key, usable)
         task.add_done_callback(self._forget)
         return task
 
@@ -169,11 +179,13 @@ class ContextPreparer:
         """The context for the turn whose user text is ``text``, within ``wait_ms``
         (by default the preparer's)."""
         key = (session_id, user_id, text)
-        if self._key != key or self._task is None:
+        task = self._task if self._key == key else self._underway(key)
+        if task is None:
             self.start(session_id, user_id, text, after)
-        task = self._task
+            task = self._task
         assert task is not None  # started just above
-        self._key, self._task = None, None  # used once
+        if self._task is task:
+            self._key, self._task = None, None  # used once
         if not task.done():
             wait = self.wait_ms if isinstance(wait_ms, _Default) else wait_ms
             timeout = None if wait is None else wait / 1000
@@ -182,7 +194,7 @@ class ContextPreparer:
             return TurnContext(_join(task.result()), [])
         task.cancel()
         self._supersede(key[:2])
-        self._track(key[:2], self._spawn(self._build(key, None, delay=REFRESH_AFTER_S)))
+        self._track(key, False, self._spawn(self._build(key, None, delay=REFRESH_AFTER_S)))
         ready = self._ready
         fallback = ready[1] if ready is not None and ready[0] == key[:2] else None
         return TurnContext(_join(fallback), [DEGRADATION_CONTEXT_NOT_READY])
