@@ -2,6 +2,7 @@
 
 import math
 import random
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 
 from unimem import MemoryEntry, MemoryHit
@@ -83,14 +84,27 @@ def test_bm25_top_k_skipping_common_terms_equals_scoring_every_posting():
         index.add(key, " ".join(words))
     for _ in range(30):
         query = rng.sample(rare, 2) + rng.sample(common, 2)
-        for limit, accept in ((10, None), (25, lambda key: key % 3 != 0)):
+        for limit, accept in (
+            (10, None),
+            (25, lambda key: key % 3 != 0),
+            (10, lambda key: key < 60),  # most keys refused, as a session's own turns are
+        ):
             expected = _bm25_every_posting(docs, query)
             ranked = sorted(
                 ((k, v) for k, v in expected.items() if accept is None or accept(k)),
                 key=lambda item: item[1],
                 reverse=True,
             )[:limit]
-            found = index.search(query, limit=limit, accept=accept)
+            asked: list[int] = []
+
+            def counted(
+                key: int, accept: Callable[[int], bool] | None = accept, asked: list[int] = asked
+            ) -> bool:
+                asked.append(key)
+                return accept is None or accept(key)
+
+            found = index.search(query, limit=limit, accept=counted if accept else None)
+            assert len(asked) == len(set(asked))  # each key is judged once
             assert [round(v, 9) for _, v in found] == [round(v, 9) for _, v in ranked]
             assert {k for k, _ in found} <= {k for k, v in ranked} | {
                 k for k, v in expected.items() if round(v, 9) == round(ranked[-1][1], 9)

@@ -76,7 +76,9 @@ class TermIndex(Generic[K]):
         than any key not yet seen could still reach (the sum of the remaining
         terms' largest possible weight, ``idf * (k1 + 1)``), the commoner terms'
         postings are not walked: only the keys already found are scored for
-        them (MaxScore). The result is the same as scoring every posting."""
+        them (MaxScore). A key ``accept`` refuses is never scored (the
+        context's recall refuses the session's own turns, the most frequent
+        ones). The result is the same as scoring every posting."""
         count = len(self._lengths)
         if not count or limit <= 0:
             return []
@@ -93,19 +95,12 @@ class TermIndex(Generic[K]):
         lengths = self._lengths
         flat = BM25_K1 * (1 - BM25_B)
         per_length = BM25_K1 * BM25_B / (self._total / count or 1.0)
-        scores: dict[K, float] = {}
-        allowed: dict[K, bool] = {}
-
-        def passes(key: K) -> bool:
-            ok = allowed.get(key)
-            if ok is None:
-                ok = allowed[key] = accept is None or accept(key)
-            return ok
-
+        scores: dict[K, float] = {}  # accepted keys only
+        rejected: set[K] = set()
         for i, (idf, posting) in enumerate(lists):
-            if i and len(scores) >= limit:
-                best = heapq.nlargest(limit, (v for k, v in scores.items() if passes(k)))
-                if len(best) == limit and best[-1] > bounds[i]:
+            if i and len(scores) >= limit and max(scores.values()) > bounds[i]:
+                best = heapq.nlargest(limit, scores.values())
+                if best[-1] > bounds[i]:
                     # no key unseen so far can enter the best: score the seen ones
                     for rest_idf, rest in lists[i:]:
                         gain = rest_idf * (BM25_K1 + 1)
@@ -116,11 +111,14 @@ class TermIndex(Generic[K]):
                     break
             gain = idf * (BM25_K1 + 1)
             for key, tf in posting.items():
-                scores[key] = scores.get(key, 0.0) + gain * tf / (
-                    tf + flat + per_length * lengths[key]
-                )
-        return heapq.nlargest(
-            limit,
-            ((k, v) for k, v in scores.items() if passes(k)),
-            key=lambda item: item[1],
-        )
+                score = scores.get(key)
+                if score is None:
+                    # a key is tried once: it is scored from then on, or never
+                    if key in rejected:
+                        continue
+                    if accept is not None and not accept(key):
+                        rejected.add(key)
+                        continue
+                    score = 0.0
+                scores[key] = score + gain * tf / (tf + flat + per_length * lengths[key])
+        return heapq.nlargest(limit, scores.items(), key=lambda item: item[1])
